@@ -1,0 +1,76 @@
+# Signatures of the private Rust extension. Docstrings live in the public Python modules.
+#
+# Conventions shared by every function:
+# - offsets are int64, relative to the whole document, byte offsets into text.encode("utf-8"),
+#   char offsets in code points (Python's len);
+# - text that cannot be UTF-8 encoded (a lone surrogate) raises UnicodeEncodeError from the
+#   argument conversion; the Python layer turns it into a ValueError with the position;
+# - the GIL is released for every pass over the text.
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+__version__: str
+
+SPAN_COLUMNS: tuple[str, ...]
+"""("level", "index", "parent", "start_byte", "end_byte", "start_char", "end_char")"""
+
+class Splitter:
+    """One level of the recursive splitting engine; settings are validated on construction
+    (ValueError naming the setting and the fix)."""
+
+    def __new__(
+        cls,
+        chunk_size: int,
+        *,
+        overlap: int = 0,
+        min_chunk_size: int = 0,
+        separators: Sequence[Sequence[str]] | None = None,
+        keep_separator: str = "end",
+        trim: bool = True,
+        unit: str = "char",
+    ) -> Splitter: ...
+    @property
+    def chunk_size(self) -> int: ...
+    @property
+    def overlap(self) -> int: ...
+    @property
+    def min_chunk_size(self) -> int: ...
+    @property
+    def separators(self) -> list[list[str]]: ...
+    @property
+    def keep_separator(self) -> str: ...
+    @property
+    def trim(self) -> bool: ...
+    @property
+    def unit(self) -> str: ...
+    def split(self, text: str) -> NDArray[np.int64]:
+        """(n, 4): start_byte, end_byte, start_char, end_char of each chunk of text."""
+
+def default_separators() -> list[list[str]]: ...
+def tree_spans(levels: Sequence[Splitter], text: str) -> NDArray[np.int64]:
+    """(n, 7) rows in SPAN_COLUMNS order. levels[0] cuts the document (the top level, numbered
+    len(levels) - 1); each following splitter cuts inside every span of the one before; the last
+    is level 0. Rows: the top level first, then each lower level, each in document order;
+    `parent` is the `index` of the parent row in the level above (-1 at the top)."""
+
+def tree_spans_many(
+    levels: Sequence[Splitter], texts: Sequence[str], workers: int | None = None
+) -> list[NDArray[np.int64]]:
+    """tree_spans for each text, computed in parallel on `workers` threads (None: all cores)."""
+
+def level_spans(splitter: Splitter, text: str, parents: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Cut inside each parent byte span. parents: (m, 2) int64 start_byte, end_byte.
+    Returns (n, 5): parent (row in `parents`), start_byte, end_byte, start_char, end_char."""
+
+def char_spans_to_bytes(text: str, spans: NDArray[np.int64]) -> NDArray[np.int64]:
+    """(n, 2) char spans -> (n, 2) byte spans; ValueError when a span is out of range or
+    reversed."""
+
+def chunk_ids(document_id: str, fingerprint: str, spans: NDArray[np.int64]) -> list[str]:
+    """16-hex-digit id of every row of a (n, 7) span array: xxh3-64 of (document id, level,
+    start_byte, end_byte, fingerprint)."""
+
+def text_id(text: str) -> str:
+    """16 hex digits: xxh3-64 of the UTF-8 text (the default Document id)."""

@@ -1,0 +1,22 @@
+//! spanchunk's core: recursive separator splitting with exact byte and char spans, for one
+//! level or a whole parent/child tree, in one pass per level and without Python.
+//!
+//! The modules never touch Python; `py.rs` (behind the `python` feature) is the only binding
+//! file, so `cargo test` runs with no interpreter.
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod ids;
+pub mod merge;
+pub mod size;
+pub mod span;
+pub mod split;
+pub mod tree;
+
+#[cfg(feature = "python")]
+mod py;
+
+pub use error::ChunkError;
+pub use size::{Sizer, Unit};
+pub use split::{KeepSeparator, Splitter, SplitterConfig};
+pub use tree::{tree_spans, LevelSpans, SpanTable};

@@ -1,0 +1,97 @@
+//! Byte offsets to char offsets, counted incrementally.
+//!
+//! Spans come out of the engine in byte offsets, in (nearly) document order. A cursor that
+//! remembers where it last stopped converts each offset by counting only the bytes between
+//! the previous offset and this one, so a whole level costs one pass over the text, not one
+//! scan from the start per chunk. It also walks backwards (overlapping chunks and the first
+//! child of a parent start before the previous chunk ends) at the cost of the distance.
+
+use crate::size::count_chars;
+
+/// Converts byte offsets of one text to char (code point) offsets.
+#[derive(Debug, Clone)]
+pub struct CharCursor<'t> {
+    bytes: &'t [u8],
+    byte: usize,
+    char: usize,
+}
+
+impl<'t> CharCursor<'t> {
+    /// A cursor at the start of `text`.
+    #[must_use]
+    pub fn new(text: &'t str) -> Self {
+        Self { bytes: text.as_bytes(), byte: 0, char: 0 }
+    }
+
+    /// The char offset of byte offset `byte`, which must lie on a char boundary.
+    pub fn char_at(&mut self, byte: usize) -> usize {
+        if byte >= self.byte {
+            self.char += count_chars(&self.bytes[self.byte..byte]);
+        } else {
+            self.char -= count_chars(&self.bytes[byte..self.byte]);
+        }
+        self.byte = byte;
+        self.char
+    }
+}
+
+/// Byte offset of every char offset in `char_offsets` (any order), one incremental pass
+/// when they are sorted. Returns `None` for an offset past the end of the text.
+#[must_use]
+pub fn char_to_byte(text: &str, char_offsets: &[usize]) -> Vec<Option<usize>> {
+    let bytes = text.as_bytes();
+    let mut byte = 0usize;
+    let mut char = 0usize;
+    char_offsets
+        .iter()
+        .map(|&target| {
+            if target < char {
+                byte = 0;
+                char = 0;
+            }
+            while char < target {
+                if byte >= bytes.len() {
+                    return None;
+                }
+                byte += utf8_width(bytes[byte]);
+                char += 1;
+            }
+            Some(byte)
+        })
+        .collect()
+}
+
+/// Length of the UTF-8 sequence that starts with `lead`.
+#[inline]
+fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursor_moves_both_ways() {
+        let text = "aé😀中b";
+        let mut cursor = CharCursor::new(text);
+        assert_eq!(cursor.char_at(3), 2);
+        assert_eq!(cursor.char_at(text.len()), 5);
+        assert_eq!(cursor.char_at(1), 1);
+        assert_eq!(cursor.char_at(0), 0);
+    }
+
+    #[test]
+    fn char_offsets_to_bytes() {
+        let text = "aé😀中b";
+        assert_eq!(
+            char_to_byte(text, &[0, 1, 2, 3, 4, 5, 2, 6]),
+            vec![Some(0), Some(1), Some(3), Some(7), Some(10), Some(11), Some(3), None]
+        );
+    }
+}

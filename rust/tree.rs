@@ -1,0 +1,181 @@
+//! Levels of chunks in one call: the top level is cut from the document, each lower level
+//! inside every span of the level above, and byte spans become char spans by one incremental
+//! pass per level.
+
+use rayon::prelude::*;
+
+use crate::error::ChunkError;
+use crate::span::CharCursor;
+use crate::split::Splitter;
+
+/// Columns of a [`SpanTable`] row.
+pub const SPAN_COLUMNS: [&str; 7] = ["level", "index", "parent", "start_byte", "end_byte", "start_char", "end_char"];
+
+/// The chunks of one level inside a list of parent spans.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LevelSpans {
+    /// Row of each chunk's parent in the parent list.
+    pub parent: Vec<usize>,
+    /// Byte spans, relative to the document.
+    pub spans: Vec<(usize, usize)>,
+}
+
+/// Every chunk of a document, row-major, [`SPAN_COLUMNS`] per row: the top level first, then
+/// each level below, each in document order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpanTable {
+    /// `rows * 7` integers.
+    pub data: Vec<i64>,
+}
+
+impl SpanTable {
+    /// Number of rows.
+    #[must_use]
+    pub fn rows(&self) -> usize {
+        self.data.len() / SPAN_COLUMNS.len()
+    }
+}
+
+/// Cuts `splitter`'s chunks inside each parent byte span, in parent order.
+///
+/// # Errors
+/// A character larger than the chunk size (token sizers only).
+pub fn level_spans(splitter: &Splitter, text: &str, parents: &[(usize, usize)]) -> Result<LevelSpans, ChunkError> {
+    let mut level = LevelSpans::default();
+    let mut spans = Vec::new();
+    for (row, &(start, end)) in parents.iter().enumerate() {
+        spans.clear();
+        splitter.split_range(text, start, end, &mut spans)?;
+        level.parent.extend(std::iter::repeat(row).take(spans.len()));
+        level.spans.extend_from_slice(&spans);
+    }
+    Ok(level)
+}
+
+/// Converts the byte spans of one level to char spans with two cursors (starts and ends
+/// each move forward through the text, but for overlaps).
+#[must_use]
+pub fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut starts = CharCursor::new(text);
+    let mut ends = CharCursor::new(text);
+    spans.iter().map(|&(start, end)| (starts.char_at(start), ends.char_at(end))).collect()
+}
+
+/// All levels of `text`: `levels[0]` cuts the document and is numbered `levels.len() - 1`;
+/// each following splitter cuts inside the spans of the one before; the last is level 0.
+///
+/// # Errors
+/// A character larger than the chunk size (token sizers only).
+#[allow(clippy::cast_possible_wrap)]
+pub fn tree_spans(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkError> {
+    check_levels(levels)?;
+    let mut table = SpanTable::default();
+    let mut parents: Vec<(usize, usize)> = vec![(0, text.len())];
+    for (depth, splitter) in levels.iter().enumerate() {
+        let level = level_spans(splitter, text, &parents)?;
+        let number = (levels.len() - 1 - depth) as i64;
+        let chars = char_spans(text, &level.spans);
+        table.data.reserve(level.spans.len() * SPAN_COLUMNS.len());
+        for (index, ((&(start_byte, end_byte), &(start_char, end_char)), &parent)) in
+            level.spans.iter().zip(&chars).zip(&level.parent).enumerate()
+        {
+            let parent = if depth == 0 { -1 } else { parent as i64 };
+            table.data.extend_from_slice(&[
+                number,
+                index as i64,
+                parent,
+                start_byte as i64,
+                end_byte as i64,
+                start_char as i64,
+                end_char as i64,
+            ]);
+        }
+        parents = level.spans;
+    }
+    Ok(table)
+}
+
+/// Refuses overlapping parents: children of two overlapping parents would repeat each other
+/// and break document order within their level. Only the leaves may overlap.
+///
+/// # Errors
+/// An upper level with a non-zero overlap.
+pub fn check_levels(levels: &[&Splitter]) -> Result<(), ChunkError> {
+    let upper = levels.len().saturating_sub(1);
+    if let Some(level) = levels[..upper].iter().find(|level| level.config().overlap > 0) {
+        return Err(ChunkError::setting(
+            "overlap",
+            format!(
+                "parent levels must not overlap (got overlap {}): children of overlapping parents would repeat; set the parent overlap to 0 and give the overlap to the leaf level",
+                level.config().overlap
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// [`tree_spans`] for many texts on a pool of `workers` threads (`None`: all cores), in input
+/// order.
+///
+/// # Errors
+/// The first failing text's error, or a pool that cannot start.
+pub fn tree_spans_many(levels: &[&Splitter], texts: &[&str], workers: Option<usize>) -> Result<Vec<SpanTable>, ChunkError> {
+    check_levels(levels)?;
+    let run = || texts.par_iter().map(|text| tree_spans(levels, text)).collect::<Result<Vec<_>, _>>();
+    match workers {
+        None => run(),
+        Some(threads) => rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|error| ChunkError::setting("workers", format!("cannot start {threads} worker threads: {error}")))?
+            .install(run),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::split::SplitterConfig;
+    use crate::Unit;
+
+    fn splitter(chunk_size: usize) -> Splitter {
+        Splitter::new(SplitterConfig::new(chunk_size), Unit::Char).unwrap()
+    }
+
+    #[test]
+    fn two_levels_nest() {
+        let text = "é one two three\n\nfour five six seven";
+        let (parent, child) = (splitter(20), splitter(8));
+        let table = tree_spans(&[&parent, &child], text).unwrap();
+        let rows: Vec<&[i64]> = table.data.chunks(7).collect();
+        let texts: Vec<(i64, &str)> = rows.iter().map(|row| (row[0], &text[row[3] as usize..row[4] as usize])).collect();
+        assert_eq!(
+            texts,
+            [(1, "é one two three"), (1, "four five six seven"), (0, "é one"), (0, "two"), (0, "three"), (0, "four"), (0, "five six"), (0, "seven")]
+        );
+        // parent column: index of the parent row within level 1
+        let parents: Vec<i64> = rows.iter().map(|row| row[2]).collect();
+        assert_eq!(parents, [-1, -1, 0, 0, 0, 1, 1, 1]);
+        // char offsets: "é" is 2 bytes, one char
+        assert_eq!((rows[2][5], rows[2][6]), (0, 5));
+        assert_eq!((rows[1][5], rows[1][6]), (17, 36));
+    }
+
+    #[test]
+    fn parent_that_fits_gets_one_child() {
+        let text = "  short  ";
+        let table = tree_spans(&[&splitter(100), &splitter(50)], text).unwrap();
+        assert_eq!(table.rows(), 2);
+        assert_eq!(&table.data[3..5], &table.data[10..12]);
+    }
+
+    #[test]
+    fn many_matches_one_by_one() {
+        let (parent, child) = (splitter(30), splitter(10));
+        let texts = ["a b c d e f g h i j k l m n o p", "", "x\n\ny"];
+        let many = tree_spans_many(&[&parent, &child], &texts, Some(2)).unwrap();
+        for (text, table) in texts.iter().zip(many) {
+            assert_eq!(table, tree_spans(&[&parent, &child], text).unwrap());
+        }
+    }
+}
