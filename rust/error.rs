@@ -45,6 +45,9 @@ pub enum ChunkError {
 
 impl ChunkError {
     pub(crate) fn setting(setting: &'static str, message: impl Into<String>) -> Self {
-        Self::InvalidSetting { setting, message: message.into() }
+        Self::InvalidSetting {
+            setting,
+            message: message.into(),
+        }
     }
 }

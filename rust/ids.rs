@@ -13,7 +13,13 @@ pub fn text_id(text: &str) -> String {
 /// 16 hex digits identifying one chunk: document id, level, byte span and the chunker's
 /// fingerprint. Two identical paragraphs of one document differ in their spans, so in ids.
 #[must_use]
-pub fn chunk_id(document_id: &str, fingerprint: &str, level: u32, start_byte: u64, end_byte: u64) -> String {
+pub fn chunk_id(
+    document_id: &str,
+    fingerprint: &str,
+    level: u32,
+    start_byte: u64,
+    end_byte: u64,
+) -> String {
     let mut hasher = Xxh3::new();
     hasher.update(&(document_id.len() as u64).to_le_bytes());
     hasher.update(document_id.as_bytes());

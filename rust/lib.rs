@@ -3,7 +3,9 @@
 //!
 //! The modules never touch Python; `py.rs` (behind the `python` feature) is the only binding
 //! file, so `cargo test` runs with no interpreter.
-#![warn(missing_docs)]
+#![warn(missing_docs, clippy::pedantic)]
+// Long argument lists mirror the documented settings one to one.
+#![allow(clippy::too_many_arguments)]
 
 pub mod error;
 pub mod ids;

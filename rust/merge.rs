@@ -12,7 +12,12 @@
 use crate::split::{Atom, KeepSeparator, Splitter};
 
 /// Appends the content spans of the chunks packed from `atoms` to `out`.
-pub(crate) fn merge_atoms(splitter: &Splitter, text: &str, atoms: &[Atom], out: &mut Vec<(usize, usize)>) {
+pub(crate) fn merge_atoms(
+    splitter: &Splitter,
+    text: &str,
+    atoms: &[Atom],
+    out: &mut Vec<(usize, usize)>,
+) {
     let sizer = splitter.sizer();
     let additive = sizer.is_additive();
     let chunk_size = splitter.config().chunk_size;
@@ -29,7 +34,11 @@ pub(crate) fn merge_atoms(splitter: &Splitter, text: &str, atoms: &[Atom], out: 
         };
         let mut last = index;
         while let Some(next) = atoms.get(last + 1) {
-            let grown = if additive { size + next.lead_gap + next.size } else { sizer.size(&text[chunk_start..next.end]) };
+            let grown = if additive {
+                size + next.lead_gap + next.size
+            } else {
+                sizer.size(&text[chunk_start..next.end])
+            };
             if grown > chunk_size {
                 break;
             }
@@ -40,7 +49,9 @@ pub(crate) fn merge_atoms(splitter: &Splitter, text: &str, atoms: &[Atom], out: 
         out.push((chunk_start, chunk_end));
         index = last + 1;
         carry = match atoms.get(index) {
-            Some(next) if overlap > 0 => overlap_start(splitter, text, chunk_start, chunk_end, next),
+            Some(next) if overlap > 0 => {
+                overlap_start(splitter, text, chunk_start, chunk_end, next)
+            }
             _ => None,
         };
     }
@@ -48,7 +59,13 @@ pub(crate) fn merge_atoms(splitter: &Splitter, text: &str, atoms: &[Atom], out: 
 
 /// Start and size of the overlap that the chunk after `text[chunk_start..chunk_end]` takes,
 /// given that `next` is its first new atom.
-fn overlap_start(splitter: &Splitter, text: &str, chunk_start: usize, chunk_end: usize, next: &Atom) -> Option<(usize, usize)> {
+fn overlap_start(
+    splitter: &Splitter,
+    text: &str,
+    chunk_start: usize,
+    chunk_end: usize,
+    next: &Atom,
+) -> Option<(usize, usize)> {
     let automaton = splitter.any_separator()?;
     let sizer = splitter.sizer();
     let config = splitter.config();
@@ -56,7 +73,9 @@ fn overlap_start(splitter: &Splitter, text: &str, chunk_start: usize, chunk_end:
     // A separator that begins up to `longest_separator` bytes before the window can still
     // end inside it.
     let mut window = sizer.window_start(text, chunk_start, chunk_end, config.overlap + 1);
-    window = window.saturating_sub(splitter.longest_separator()).max(chunk_start);
+    window = window
+        .saturating_sub(splitter.longest_separator())
+        .max(chunk_start);
     while !text.is_char_boundary(window) {
         window -= 1;
     }
@@ -69,7 +88,9 @@ fn overlap_start(splitter: &Splitter, text: &str, chunk_start: usize, chunk_end:
         if boundary <= chunk_start || boundary >= chunk_end {
             continue;
         }
-        let Some((start, _)) = splitter.content(text, boundary, chunk_end) else { continue };
+        let Some((start, _)) = splitter.content(text, boundary, chunk_end) else {
+            continue;
+        };
         if start <= chunk_start {
             continue;
         }
@@ -86,7 +107,11 @@ fn overlap_start(splitter: &Splitter, text: &str, chunk_start: usize, chunk_end:
         if tail > config.overlap {
             continue;
         }
-        let total = if additive { tail + next.lead_gap + next.size } else { sizer.size(&text[start..next.end]) };
+        let total = if additive {
+            tail + next.lead_gap + next.size
+        } else {
+            sizer.size(&text[start..next.end])
+        };
         if total <= config.chunk_size {
             return Some((start, tail));
         }

@@ -2,6 +2,9 @@
 //! batch), releases the GIL for every pass over the text and returns integers as numpy arrays;
 //! the Python layer builds the public objects.
 
+// PyO3 hands extracted arguments over by value; the doc comments name Python identifiers.
+#![allow(clippy::needless_pass_by_value, clippy::doc_markdown)]
+
 use std::sync::Arc;
 
 use numpy::ndarray::Array2;
@@ -31,15 +34,25 @@ fn table_to_numpy(py: Python<'_>, table: SpanTable) -> PyResult<Bound<'_, PyArra
     Ok(array.into_pyarray(py))
 }
 
-fn rows_to_numpy<const N: usize>(py: Python<'_>, rows: Vec<[i64; N]>) -> PyResult<Bound<'_, PyArray2<i64>>> {
+fn rows_to_numpy<const N: usize>(
+    py: Python<'_>,
+    rows: Vec<[i64; N]>,
+) -> PyResult<Bound<'_, PyArray2<i64>>> {
     let count = rows.len();
     let flat: Vec<i64> = rows.into_iter().flatten().collect();
-    let array = Array2::from_shape_vec((count, N), flat).map_err(|error| PyRuntimeError::new_err(format!("span shape: {error}")))?;
+    let array = Array2::from_shape_vec((count, N), flat)
+        .map_err(|error| PyRuntimeError::new_err(format!("span shape: {error}")))?;
     Ok(array.into_pyarray(py))
 }
 
 fn non_negative(setting: &'static str, value: i64) -> PyResult<usize> {
-    usize::try_from(value).map_err(|_| ChunkError::setting(setting, format!("{setting} must be >= 0, got {value}: pass a non-negative size")).into())
+    usize::try_from(value).map_err(|_| {
+        ChunkError::setting(
+            setting,
+            format!("{setting} must be >= 0, got {value}: pass a non-negative size"),
+        )
+        .into()
+    })
 }
 
 #[allow(clippy::cast_possible_wrap)]
@@ -75,7 +88,9 @@ impl PySplitter {
             trim,
         };
         let splitter = Splitter::new(config, Unit::parse(unit)?)?;
-        Ok(Self { inner: Arc::new(splitter) })
+        Ok(Self {
+            inner: Arc::new(splitter),
+        })
     }
 
     #[getter]
@@ -127,19 +142,30 @@ impl PySplitter {
     }
 
     /// (n, 4): start_byte, end_byte, start_char, end_char.
-    fn split<'py>(&self, py: Python<'py>, text: PyBackedStr) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    fn split<'py>(
+        &self,
+        py: Python<'py>,
+        text: PyBackedStr,
+    ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         let splitter = Arc::clone(&self.inner);
         let rows = py.detach(|| -> Result<Vec<[i64; 4]>, ChunkError> {
             let spans = splitter.split(&text)?;
             let chars = tree::char_spans(&text, &spans);
-            Ok(spans.iter().zip(&chars).map(|(&(sb, eb), &(sc, ec))| [as_i64(sb), as_i64(eb), as_i64(sc), as_i64(ec)]).collect())
+            Ok(spans
+                .iter()
+                .zip(&chars)
+                .map(|(&(sb, eb), &(sc, ec))| [as_i64(sb), as_i64(eb), as_i64(sc), as_i64(ec)])
+                .collect())
         })?;
         rows_to_numpy(py, rows)
     }
 }
 
 fn splitters(levels: &[Bound<'_, PySplitter>]) -> Vec<Arc<Splitter>> {
-    levels.iter().map(|level| Arc::clone(&level.get().inner)).collect()
+    levels
+        .iter()
+        .map(|level| Arc::clone(&level.get().inner))
+        .collect()
 }
 
 /// The default separator levels, coarsest first.
@@ -150,7 +176,11 @@ fn py_default_separators() -> Vec<Vec<String>> {
 
 /// Every level of one document, (n, 7) in SPAN_COLUMNS order.
 #[pyfunction]
-fn tree_spans<'py>(py: Python<'py>, levels: Vec<Bound<'py, PySplitter>>, text: PyBackedStr) -> PyResult<Bound<'py, PyArray2<i64>>> {
+fn tree_spans<'py>(
+    py: Python<'py>,
+    levels: Vec<Bound<'py, PySplitter>>,
+    text: PyBackedStr,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let owned = splitters(&levels);
     let table = py.detach(|| {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
@@ -172,29 +202,52 @@ fn tree_spans_many<'py>(
     let workers = match workers {
         None => None,
         Some(count) if count >= 1 => Some(non_negative("workers", count)?),
-        Some(count) => return Err(PyValueError::new_err(format!("workers must be >= 1 or None, got {count}: pass None to use every core"))),
+        Some(count) => {
+            return Err(PyValueError::new_err(format!(
+                "workers must be >= 1 or None, got {count}: pass None to use every core"
+            )))
+        }
     };
     let tables = py.detach(|| {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
         let texts: Vec<&str> = texts.iter().map(|text| &**text).collect();
         tree::tree_spans_many(&borrowed, &texts, workers)
     })?;
-    tables.into_iter().map(|table| table_to_numpy(py, table)).collect()
+    tables
+        .into_iter()
+        .map(|table| table_to_numpy(py, table))
+        .collect()
 }
 
 fn byte_spans(text: &str, parents: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<(usize, usize)>> {
     let view = parents.as_array();
     if view.ncols() != 2 {
-        return Err(PyValueError::new_err(format!("parents must have shape (n, 2), got {:?}", view.shape())));
+        return Err(PyValueError::new_err(format!(
+            "parents must have shape (n, 2), got {:?}",
+            view.shape()
+        )));
     }
     view.rows()
         .into_iter()
         .map(|row| {
             let (start, end) = (row[0], row[1]);
-            let valid = |offset: i64| usize::try_from(offset).ok().filter(|&offset| offset <= text.len() && text.is_char_boundary(offset));
+            let valid = |offset: i64| {
+                usize::try_from(offset)
+                    .ok()
+                    .filter(|&offset| offset <= text.len() && text.is_char_boundary(offset))
+            };
             match (valid(start), valid(end)) {
-                (Some(start_byte), Some(end_byte)) if start_byte <= end_byte => Ok((start_byte, end_byte)),
-                _ => Err(ChunkError::InvalidSpan { start, end, len: text.len(), unit: "bytes", reason: "out of range, reversed or not on a character boundary" }.into()),
+                (Some(start_byte), Some(end_byte)) if start_byte <= end_byte => {
+                    Ok((start_byte, end_byte))
+                }
+                _ => Err(ChunkError::InvalidSpan {
+                    start,
+                    end,
+                    len: text.len(),
+                    unit: "bytes",
+                    reason: "out of range, reversed or not on a character boundary",
+                }
+                .into()),
             }
         })
         .collect()
@@ -203,7 +256,12 @@ fn byte_spans(text: &str, parents: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<(
 /// One level cut inside parent byte spans: (n, 5) parent, start_byte, end_byte, start_char,
 /// end_char.
 #[pyfunction]
-fn level_spans<'py>(py: Python<'py>, splitter: Bound<'py, PySplitter>, text: PyBackedStr, parents: PyReadonlyArray2<'py, i64>) -> PyResult<Bound<'py, PyArray2<i64>>> {
+fn level_spans<'py>(
+    py: Python<'py>,
+    splitter: Bound<'py, PySplitter>,
+    text: PyBackedStr,
+    parents: PyReadonlyArray2<'py, i64>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let parents = byte_spans(&text, &parents)?;
     let splitter = Arc::clone(&splitter.get().inner);
     let rows = py.detach(|| -> Result<Vec<[i64; 5]>, ChunkError> {
@@ -214,7 +272,15 @@ fn level_spans<'py>(py: Python<'py>, splitter: Bound<'py, PySplitter>, text: PyB
             .iter()
             .zip(&chars)
             .zip(&level.parent)
-            .map(|((&(sb, eb), &(sc, ec)), &parent)| [as_i64(parent), as_i64(sb), as_i64(eb), as_i64(sc), as_i64(ec)])
+            .map(|((&(sb, eb), &(sc, ec)), &parent)| {
+                [
+                    as_i64(parent),
+                    as_i64(sb),
+                    as_i64(eb),
+                    as_i64(sc),
+                    as_i64(ec),
+                ]
+            })
             .collect())
     })?;
     rows_to_numpy(py, rows)
@@ -222,28 +288,52 @@ fn level_spans<'py>(py: Python<'py>, splitter: Bound<'py, PySplitter>, text: PyB
 
 /// (n, 2) char spans to byte spans.
 #[pyfunction]
-fn char_spans_to_bytes<'py>(py: Python<'py>, text: PyBackedStr, spans: PyReadonlyArray2<'py, i64>) -> PyResult<Bound<'py, PyArray2<i64>>> {
+fn char_spans_to_bytes<'py>(
+    py: Python<'py>,
+    text: PyBackedStr,
+    spans: PyReadonlyArray2<'py, i64>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let view = spans.as_array();
     if view.ncols() != 2 {
-        return Err(PyValueError::new_err(format!("spans must have shape (n, 2), got {:?}", view.shape())));
+        return Err(PyValueError::new_err(format!(
+            "spans must have shape (n, 2), got {:?}",
+            view.shape()
+        )));
     }
     let mut offsets = Vec::with_capacity(view.nrows() * 2);
     for row in view.rows() {
         let (start, end) = (row[0], row[1]);
         match (usize::try_from(start), usize::try_from(end)) {
-            (Ok(start_char), Ok(end_char)) if start_char <= end_char => offsets.extend([start_char, end_char]),
-            _ => return Err(ChunkError::InvalidSpan { start, end, len: CharCursor::new(&text).char_at(text.len()), unit: "chars", reason: "negative or reversed" }.into()),
+            (Ok(start_char), Ok(end_char)) if start_char <= end_char => {
+                offsets.extend([start_char, end_char])
+            }
+            _ => {
+                return Err(ChunkError::InvalidSpan {
+                    start,
+                    end,
+                    len: CharCursor::new(&text).char_at(text.len()),
+                    unit: "chars",
+                    reason: "negative or reversed",
+                }
+                .into())
+            }
         }
     }
     let bytes = py.detach(|| char_to_byte(&text, &offsets));
     let mut rows = Vec::with_capacity(view.nrows());
     for (pair, chars) in bytes.chunks(2).zip(offsets.chunks(2)) {
-        match (pair[0], pair[1]) {
-            (Some(start), Some(end)) => rows.push([as_i64(start), as_i64(end)]),
-            _ => {
-                let len = CharCursor::new(&text).char_at(text.len());
-                return Err(ChunkError::InvalidSpan { start: as_i64(chars[0]), end: as_i64(chars[1]), len, unit: "chars", reason: "past the end of the text" }.into());
+        if let (Some(start), Some(end)) = (pair[0], pair[1]) {
+            rows.push([as_i64(start), as_i64(end)]);
+        } else {
+            let len = CharCursor::new(&text).char_at(text.len());
+            return Err(ChunkError::InvalidSpan {
+                start: as_i64(chars[0]),
+                end: as_i64(chars[1]),
+                len,
+                unit: "chars",
+                reason: "past the end of the text",
             }
+            .into());
         }
     }
     rows_to_numpy(py, rows)
@@ -251,17 +341,35 @@ fn char_spans_to_bytes<'py>(py: Python<'py>, text: PyBackedStr, spans: PyReadonl
 
 /// The id of every row of a (n, 7) span table.
 #[pyfunction]
-fn chunk_ids(py: Python<'_>, document_id: &str, fingerprint: &str, spans: PyReadonlyArray2<'_, i64>) -> PyResult<Vec<String>> {
+fn chunk_ids(
+    py: Python<'_>,
+    document_id: &str,
+    fingerprint: &str,
+    spans: PyReadonlyArray2<'_, i64>,
+) -> PyResult<Vec<String>> {
     let view = spans.as_array();
     if view.ncols() != SPAN_COLUMNS.len() {
-        return Err(PyValueError::new_err(format!("spans must have shape (n, 7), got {:?}", view.shape())));
+        return Err(PyValueError::new_err(format!(
+            "spans must have shape (n, 7), got {:?}",
+            view.shape()
+        )));
     }
     let rows: Vec<(u32, u64, u64)> = view
         .rows()
         .into_iter()
-        .map(|row| (u32::try_from(row[0]).unwrap_or(u32::MAX), u64::try_from(row[3]).unwrap_or(0), u64::try_from(row[4]).unwrap_or(0)))
+        .map(|row| {
+            (
+                u32::try_from(row[0]).unwrap_or(u32::MAX),
+                u64::try_from(row[3]).unwrap_or(0),
+                u64::try_from(row[4]).unwrap_or(0),
+            )
+        })
         .collect();
-    Ok(py.detach(|| rows.iter().map(|&(level, start, end)| ids::chunk_id(document_id, fingerprint, level, start, end)).collect()))
+    Ok(py.detach(|| {
+        rows.iter()
+            .map(|&(level, start, end)| ids::chunk_id(document_id, fingerprint, level, start, end))
+            .collect()
+    }))
 }
 
 /// 16 hex digits of xxh3-64 of the UTF-8 text.

@@ -135,7 +135,9 @@ mod tests {
 
     #[test]
     fn whitespace_matches_python() {
-        for character in ['\u{1c}', '\u{1f}', ' ', '\t', '\u{85}', '\u{3000}', '\u{a0}'] {
+        for character in [
+            '\u{1c}', '\u{1f}', ' ', '\t', '\u{85}', '\u{3000}', '\u{a0}',
+        ] {
             assert!(is_whitespace(character), "{character:?}");
         }
         for character in ['\u{200b}', '\u{feff}', 'a', '\0'] {

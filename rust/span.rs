@@ -20,7 +20,11 @@ impl<'t> CharCursor<'t> {
     /// A cursor at the start of `text`.
     #[must_use]
     pub fn new(text: &'t str) -> Self {
-        Self { bytes: text.as_bytes(), byte: 0, char: 0 }
+        Self {
+            bytes: text.as_bytes(),
+            byte: 0,
+            char: 0,
+        }
     }
 
     /// The char offset of byte offset `byte`, which must lie on a char boundary.
@@ -91,7 +95,16 @@ mod tests {
         let text = "aé😀中b";
         assert_eq!(
             char_to_byte(text, &[0, 1, 2, 3, 4, 5, 2, 6]),
-            vec![Some(0), Some(1), Some(3), Some(7), Some(10), Some(11), Some(3), None]
+            vec![
+                Some(0),
+                Some(1),
+                Some(3),
+                Some(7),
+                Some(10),
+                Some(11),
+                Some(3),
+                None
+            ]
         );
     }
 }

@@ -105,7 +105,10 @@ pub fn default_separators() -> Vec<Vec<String>> {
         &["; ", ", ", "，", "、", "；"],
         &[" ", "\t", "\u{3000}"],
     ];
-    levels.iter().map(|level| level.iter().map(|sep| (*sep).to_owned()).collect()).collect()
+    levels
+        .iter()
+        .map(|level| level.iter().map(|sep| (*sep).to_owned()).collect())
+        .collect()
 }
 
 /// One level of splitting: validated settings, a sizer and the compiled separator automata.
@@ -156,7 +159,10 @@ impl Splitter {
     /// separator level or an empty separator.
     pub fn with_sizer(config: SplitterConfig, sizer: Box<dyn Sizer>) -> Result<Self, ChunkError> {
         if config.chunk_size == 0 {
-            return Err(ChunkError::setting("chunk_size", "chunk_size must be at least 1, got 0: pass a positive size"));
+            return Err(ChunkError::setting(
+                "chunk_size",
+                "chunk_size must be at least 1, got 0: pass a positive size",
+            ));
         }
         if config.overlap >= config.chunk_size {
             return Err(ChunkError::setting(
@@ -179,17 +185,33 @@ impl Splitter {
         let mut levels = Vec::with_capacity(config.separators.len());
         for level in &config.separators {
             if level.is_empty() {
-                return Err(ChunkError::setting("separators", "a separator level is empty: give at least one string per level"));
+                return Err(ChunkError::setting(
+                    "separators",
+                    "a separator level is empty: give at least one string per level",
+                ));
             }
             if level.iter().any(String::is_empty) {
-                return Err(ChunkError::setting("separators", "separators must be non-empty strings: remove \"\" from the list"));
+                return Err(ChunkError::setting(
+                    "separators",
+                    "separators must be non-empty strings: remove \"\" from the list",
+                ));
             }
             levels.push(build_automaton(level.iter())?);
         }
         let all: Vec<&String> = config.separators.iter().flatten().collect();
-        let any_separator = if all.is_empty() { None } else { Some(build_automaton(all.iter().copied())?) };
+        let any_separator = if all.is_empty() {
+            None
+        } else {
+            Some(build_automaton(all.iter().copied())?)
+        };
         let longest_separator = all.iter().map(|sep| sep.len()).max().unwrap_or(0);
-        Ok(Self { config, sizer, levels, any_separator, longest_separator })
+        Ok(Self {
+            config,
+            sizer,
+            levels,
+            any_separator,
+            longest_separator,
+        })
     }
 
     /// The settings.
@@ -227,9 +249,15 @@ impl Splitter {
     ///
     /// # Errors
     /// A character larger than the chunk size (only possible with token sizers).
-    pub fn split_range(&self, text: &str, start: usize, end: usize, out: &mut Vec<(usize, usize)>) -> Result<(), ChunkError> {
+    pub fn split_range(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        out: &mut Vec<(usize, usize)>,
+    ) -> Result<(), ChunkError> {
         let mut sink = AtomSink::new(self, text);
-        self.split_piece(text, start, end, end, 0, &mut sink)?;
+        self.split_piece(text, start, end, 0, &mut sink)?;
         let atoms = sink.finish();
         merge_atoms(self, text, &atoms, out);
         Ok(())
@@ -256,9 +284,16 @@ impl Splitter {
         }
     }
 
-    /// Handles `text[start..end]`, whose content must end by `limit` (the rest is separator
-    /// whitespace under `KeepSeparator::None`), at separator level `level` and below.
-    fn split_piece(&self, text: &str, start: usize, end: usize, limit: usize, level: usize, sink: &mut AtomSink<'_>) -> Result<(), ChunkError> {
+    /// Handles the piece `text[start..limit]` (under `KeepSeparator::None` the separator
+    /// whitespace after `limit` is left out) at separator level `level` and below.
+    fn split_piece(
+        &self,
+        text: &str,
+        start: usize,
+        limit: usize,
+        level: usize,
+        sink: &mut AtomSink<'_>,
+    ) -> Result<(), ChunkError> {
         let Some((content_start, content_end)) = self.content(text, start, limit) else {
             sink.blank(start, limit);
             return Ok(());
@@ -268,7 +303,6 @@ impl Splitter {
             sink.push(content_start, content_end, size);
             return Ok(());
         }
-        let _ = end;
         for (depth, automaton) in self.levels.iter().enumerate().skip(level) {
             let haystack = &text[content_start..content_end];
             let mut matches = automaton.find_iter(haystack).peekable();
@@ -277,22 +311,25 @@ impl Splitter {
             }
             let mut piece_start = content_start;
             for found in matches {
-                let (sep_start, sep_end) = (content_start + found.start(), content_start + found.end());
-                let (piece_end, piece_limit, next_start) = match self.config.keep_separator {
-                    KeepSeparator::End => (sep_end, sep_end, sep_end),
-                    KeepSeparator::Start => (sep_start, sep_start, sep_start),
+                let (sep_start, sep_end) =
+                    (content_start + found.start(), content_start + found.end());
+                let (piece_limit, next_start) = match self.config.keep_separator {
+                    KeepSeparator::End => (sep_end, sep_end),
+                    KeepSeparator::Start => (sep_start, sep_start),
                     KeepSeparator::None => {
-                        let kept = text[sep_start..sep_end].trim_end_matches(is_whitespace).len();
-                        (sep_end, sep_start + kept, sep_end)
+                        let kept = text[sep_start..sep_end]
+                            .trim_end_matches(is_whitespace)
+                            .len();
+                        (sep_start + kept, sep_end)
                     }
                 };
-                if piece_end > piece_start {
-                    self.split_piece(text, piece_start, piece_end, piece_limit, depth + 1, sink)?;
+                if piece_limit > piece_start {
+                    self.split_piece(text, piece_start, piece_limit, depth + 1, sink)?;
                 }
                 piece_start = next_start;
             }
             if content_end > piece_start {
-                self.split_piece(text, piece_start, content_end, content_end, depth + 1, sink)?;
+                self.split_piece(text, piece_start, content_end, depth + 1, sink)?;
             }
             return Ok(());
         }
@@ -301,22 +338,49 @@ impl Splitter {
 
     /// Packs the graphemes of `text[start..end]` greedily into runs that fit; a grapheme
     /// larger than the chunk size is packed by code points instead.
-    fn pack_graphemes(&self, text: &str, start: usize, end: usize, sink: &mut AtomSink<'_>) -> Result<(), ChunkError> {
+    fn pack_graphemes(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        sink: &mut AtomSink<'_>,
+    ) -> Result<(), ChunkError> {
         let mut run = Run::new(start);
         for (offset, grapheme) in text[start..end].grapheme_indices(true) {
             let grapheme_start = start + offset;
             let grapheme_size = self.sizer.size(grapheme);
             if grapheme_size <= self.config.chunk_size {
-                run.add(self, text, sink, grapheme_start, grapheme_start + grapheme.len(), grapheme_size);
+                run.add(
+                    self,
+                    text,
+                    sink,
+                    grapheme_start,
+                    grapheme_start + grapheme.len(),
+                    grapheme_size,
+                );
                 continue;
             }
             for (char_offset, character) in grapheme.char_indices() {
                 let char_start = grapheme_start + char_offset;
-                let char_size = self.sizer.size(&text[char_start..char_start + character.len_utf8()]);
+                let char_size = self
+                    .sizer
+                    .size(&text[char_start..char_start + character.len_utf8()]);
                 if char_size > self.config.chunk_size {
-                    return Err(ChunkError::Unsplittable { character, position: char_start, size: char_size, chunk_size: self.config.chunk_size });
+                    return Err(ChunkError::Unsplittable {
+                        character,
+                        position: char_start,
+                        size: char_size,
+                        chunk_size: self.config.chunk_size,
+                    });
                 }
-                run.add(self, text, sink, char_start, char_start + character.len_utf8(), char_size);
+                run.add(
+                    self,
+                    text,
+                    sink,
+                    char_start,
+                    char_start + character.len_utf8(),
+                    char_size,
+                );
             }
         }
         run.flush(self, text, sink);
@@ -333,12 +397,28 @@ struct Run {
 
 impl Run {
     fn new(start: usize) -> Self {
-        Self { start, end: start, size: 0 }
+        Self {
+            start,
+            end: start,
+            size: 0,
+        }
     }
 
-    fn add(&mut self, splitter: &Splitter, text: &str, sink: &mut AtomSink<'_>, start: usize, end: usize, size: usize) {
+    fn add(
+        &mut self,
+        splitter: &Splitter,
+        text: &str,
+        sink: &mut AtomSink<'_>,
+        start: usize,
+        end: usize,
+        size: usize,
+    ) {
         let limit = splitter.config.chunk_size;
-        let grown = if splitter.sizer.is_additive() { self.size + size } else { splitter.sizer.size(&text[self.start..end]) };
+        let grown = if splitter.sizer.is_additive() {
+            self.size + size
+        } else {
+            splitter.sizer.size(&text[self.start..end])
+        };
         if self.end > self.start && grown > limit {
             self.flush(splitter, text, sink);
             *self = Self { start, end, size };
@@ -355,7 +435,11 @@ impl Run {
         match splitter.content(text, self.start, self.end) {
             None => sink.blank(self.start, self.end),
             Some((start, end)) => {
-                let size = if (start, end) == (self.start, self.end) { self.size } else { splitter.sizer.size(&text[start..end]) };
+                let size = if (start, end) == (self.start, self.end) {
+                    self.size
+                } else {
+                    splitter.sizer.size(&text[start..end])
+                };
                 sink.push(start, end, size);
             }
         }
@@ -376,7 +460,12 @@ pub(crate) struct AtomSink<'t> {
 
 impl<'t> AtomSink<'t> {
     fn new(splitter: &'t Splitter, text: &'t str) -> Self {
-        Self { splitter, text, atoms: Vec::new(), pending_blank: None }
+        Self {
+            splitter,
+            text,
+            atoms: Vec::new(),
+            pending_blank: None,
+        }
     }
 
     fn size_of(&self, start: usize, end: usize) -> usize {
@@ -416,7 +505,11 @@ impl<'t> AtomSink<'t> {
         let chunk_size = self.splitter.config.chunk_size;
         let additive = self.splitter.sizer.is_additive();
         if let Some(blank_start) = self.pending_blank.take() {
-            let grown = if additive { size + self.size_of(blank_start, start) } else { self.size_of(blank_start, end) };
+            let grown = if additive {
+                size + self.size_of(blank_start, start)
+            } else {
+                self.size_of(blank_start, end)
+            };
             if grown <= chunk_size {
                 start = blank_start;
                 size = grown;
@@ -437,7 +530,12 @@ impl<'t> AtomSink<'t> {
                 }
             }
         }
-        self.atoms.push(Atom { start, end, size, lead_gap });
+        self.atoms.push(Atom {
+            start,
+            end,
+            size,
+            lead_gap,
+        });
     }
 
     /// The atoms; a small last piece joins the one before it when the result fits.
@@ -458,11 +556,18 @@ impl<'t> AtomSink<'t> {
     }
 }
 
-fn build_automaton<'a>(patterns: impl Iterator<Item = &'a String>) -> Result<AhoCorasick, ChunkError> {
+fn build_automaton<'a>(
+    patterns: impl Iterator<Item = &'a String>,
+) -> Result<AhoCorasick, ChunkError> {
     AhoCorasickBuilder::new()
         .match_kind(MatchKind::LeftmostLongest)
         .build(patterns)
-        .map_err(|error| ChunkError::setting("separators", format!("cannot compile the separators: {error}")))
+        .map_err(|error| {
+            ChunkError::setting(
+                "separators",
+                format!("cannot compile the separators: {error}"),
+            )
+        })
 }
 
 #[cfg(test)]
@@ -471,7 +576,12 @@ mod tests {
 
     fn chunks(config: SplitterConfig, unit: Unit, text: &str) -> Vec<String> {
         let splitter = Splitter::new(config, unit).unwrap();
-        splitter.split(text).unwrap().into_iter().map(|(start, end)| text[start..end].to_owned()).collect()
+        splitter
+            .split(text)
+            .unwrap()
+            .into_iter()
+            .map(|(start, end)| text[start..end].to_owned())
+            .collect()
     }
 
     fn sized(chunk_size: usize) -> SplitterConfig {
@@ -480,35 +590,56 @@ mod tests {
 
     #[test]
     fn prefers_blank_lines_then_words() {
-        assert_eq!(chunks(sized(10), Unit::Char, "aaaa bbbb\n\ncccc dddd eeee"), ["aaaa bbbb", "cccc dddd", "eeee"]);
+        assert_eq!(
+            chunks(sized(10), Unit::Char, "aaaa bbbb\n\ncccc dddd eeee"),
+            ["aaaa bbbb", "cccc dddd", "eeee"]
+        );
     }
 
     #[test]
     fn merges_small_paragraphs() {
-        assert_eq!(chunks(sized(20), Unit::Char, "one\n\ntwo\n\nthree four five six"), ["one\n\ntwo", "three four five six"]);
+        assert_eq!(
+            chunks(sized(20), Unit::Char, "one\n\ntwo\n\nthree four five six"),
+            ["one\n\ntwo", "three four five six"]
+        );
     }
 
     #[test]
     fn sentences_before_clauses() {
-        assert_eq!(chunks(sized(12), Unit::Char, "Hi there. Yes, no, ok."), ["Hi there.", "Yes, no, ok."]);
+        assert_eq!(
+            chunks(sized(12), Unit::Char, "Hi there. Yes, no, ok."),
+            ["Hi there.", "Yes, no, ok."]
+        );
     }
 
     #[test]
     fn cjk_sentences() {
-        assert_eq!(chunks(sized(4), Unit::Char, "你好。世界！"), ["你好。", "世界！"]);
+        assert_eq!(
+            chunks(sized(4), Unit::Char, "你好。世界！"),
+            ["你好。", "世界！"]
+        );
     }
 
     #[test]
     fn long_word_cut_by_graphemes() {
-        assert_eq!(chunks(sized(4), Unit::Char, "abcdefghij"), ["abcd", "efgh", "ij"]);
+        assert_eq!(
+            chunks(sized(4), Unit::Char, "abcdefghij"),
+            ["abcd", "efgh", "ij"]
+        );
         // e + combining acute is one grapheme: never split from its base.
-        assert_eq!(chunks(sized(3), Unit::Char, "abe\u{301}cd"), ["ab", "e\u{301}c", "d"]);
+        assert_eq!(
+            chunks(sized(3), Unit::Char, "abe\u{301}cd"),
+            ["ab", "e\u{301}c", "d"]
+        );
     }
 
     #[test]
     fn huge_grapheme_cut_by_code_points() {
         let family = "👨\u{200d}👩\u{200d}👧"; // 5 code points, one grapheme
-        assert_eq!(chunks(sized(2), Unit::Char, family), ["👨\u{200d}", "👩\u{200d}", "👧"]);
+        assert_eq!(
+            chunks(sized(2), Unit::Char, family),
+            ["👨\u{200d}", "👩\u{200d}", "👧"]
+        );
     }
 
     #[test]
@@ -549,17 +680,26 @@ mod tests {
     fn min_chunk_size_joins_small_pieces() {
         // "Mr." alone would end a chunk; with min 5 it sticks to what follows.
         let text = "Sunshine. Mr. Darcy.";
-        assert_eq!(chunks(sized(13), Unit::Char, text), ["Sunshine. Mr.", "Darcy."]);
+        assert_eq!(
+            chunks(sized(13), Unit::Char, text),
+            ["Sunshine. Mr.", "Darcy."]
+        );
         let mut config = sized(13);
         config.min_chunk_size = 4;
-        assert_eq!(chunks(config, Unit::Char, text), ["Sunshine.", "Mr. Darcy."]);
+        assert_eq!(
+            chunks(config, Unit::Char, text),
+            ["Sunshine.", "Mr. Darcy."]
+        );
     }
 
     #[test]
     fn overlap_starts_at_a_boundary() {
         let mut config = sized(11);
         config.overlap = 5;
-        assert_eq!(chunks(config, Unit::Char, "aa bb cc dd ee ff"), ["aa bb cc dd", "cc dd ee ff"]);
+        assert_eq!(
+            chunks(config, Unit::Char, "aa bb cc dd ee ff"),
+            ["aa bb cc dd", "cc dd ee ff"]
+        );
     }
 
     #[test]

@@ -9,7 +9,15 @@ use crate::span::CharCursor;
 use crate::split::Splitter;
 
 /// Columns of a [`SpanTable`] row.
-pub const SPAN_COLUMNS: [&str; 7] = ["level", "index", "parent", "start_byte", "end_byte", "start_char", "end_char"];
+pub const SPAN_COLUMNS: [&str; 7] = [
+    "level",
+    "index",
+    "parent",
+    "start_byte",
+    "end_byte",
+    "start_char",
+    "end_char",
+];
 
 /// The chunks of one level inside a list of parent spans.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -40,13 +48,19 @@ impl SpanTable {
 ///
 /// # Errors
 /// A character larger than the chunk size (token sizers only).
-pub fn level_spans(splitter: &Splitter, text: &str, parents: &[(usize, usize)]) -> Result<LevelSpans, ChunkError> {
+pub fn level_spans(
+    splitter: &Splitter,
+    text: &str,
+    parents: &[(usize, usize)],
+) -> Result<LevelSpans, ChunkError> {
     let mut level = LevelSpans::default();
     let mut spans = Vec::new();
     for (row, &(start, end)) in parents.iter().enumerate() {
         spans.clear();
         splitter.split_range(text, start, end, &mut spans)?;
-        level.parent.extend(std::iter::repeat(row).take(spans.len()));
+        level
+            .parent
+            .extend(std::iter::repeat(row).take(spans.len()));
         level.spans.extend_from_slice(&spans);
     }
     Ok(level)
@@ -58,7 +72,10 @@ pub fn level_spans(splitter: &Splitter, text: &str, parents: &[(usize, usize)]) 
 pub fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let mut starts = CharCursor::new(text);
     let mut ends = CharCursor::new(text);
-    spans.iter().map(|&(start, end)| (starts.char_at(start), ends.char_at(end))).collect()
+    spans
+        .iter()
+        .map(|&(start, end)| (starts.char_at(start), ends.char_at(end)))
+        .collect()
 }
 
 /// All levels of `text`: `levels[0]` cuts the document and is numbered `levels.len() - 1`;
@@ -76,8 +93,12 @@ pub fn tree_spans(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkEr
         let number = (levels.len() - 1 - depth) as i64;
         let chars = char_spans(text, &level.spans);
         table.data.reserve(level.spans.len() * SPAN_COLUMNS.len());
-        for (index, ((&(start_byte, end_byte), &(start_char, end_char)), &parent)) in
-            level.spans.iter().zip(&chars).zip(&level.parent).enumerate()
+        for (index, ((&(start_byte, end_byte), &(start_char, end_char)), &parent)) in level
+            .spans
+            .iter()
+            .zip(&chars)
+            .zip(&level.parent)
+            .enumerate()
         {
             let parent = if depth == 0 { -1 } else { parent as i64 };
             table.data.extend_from_slice(&[
@@ -102,7 +123,10 @@ pub fn tree_spans(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkEr
 /// An upper level with a non-zero overlap.
 pub fn check_levels(levels: &[&Splitter]) -> Result<(), ChunkError> {
     let upper = levels.len().saturating_sub(1);
-    if let Some(level) = levels[..upper].iter().find(|level| level.config().overlap > 0) {
+    if let Some(level) = levels[..upper]
+        .iter()
+        .find(|level| level.config().overlap > 0)
+    {
         return Err(ChunkError::setting(
             "overlap",
             format!(
@@ -119,20 +143,35 @@ pub fn check_levels(levels: &[&Splitter]) -> Result<(), ChunkError> {
 ///
 /// # Errors
 /// The first failing text's error, or a pool that cannot start.
-pub fn tree_spans_many(levels: &[&Splitter], texts: &[&str], workers: Option<usize>) -> Result<Vec<SpanTable>, ChunkError> {
+pub fn tree_spans_many(
+    levels: &[&Splitter],
+    texts: &[&str],
+    workers: Option<usize>,
+) -> Result<Vec<SpanTable>, ChunkError> {
     check_levels(levels)?;
-    let run = || texts.par_iter().map(|text| tree_spans(levels, text)).collect::<Result<Vec<_>, _>>();
+    let run = || {
+        texts
+            .par_iter()
+            .map(|text| tree_spans(levels, text))
+            .collect::<Result<Vec<_>, _>>()
+    };
     match workers {
         None => run(),
         Some(threads) => rayon::ThreadPoolBuilder::new()
             .num_threads(threads.max(1))
             .build()
-            .map_err(|error| ChunkError::setting("workers", format!("cannot start {threads} worker threads: {error}")))?
+            .map_err(|error| {
+                ChunkError::setting(
+                    "workers",
+                    format!("cannot start {threads} worker threads: {error}"),
+                )
+            })?
             .install(run),
     }
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 mod tests {
     use super::*;
     use crate::split::SplitterConfig;
@@ -148,10 +187,22 @@ mod tests {
         let (parent, child) = (splitter(20), splitter(8));
         let table = tree_spans(&[&parent, &child], text).unwrap();
         let rows: Vec<&[i64]> = table.data.chunks(7).collect();
-        let texts: Vec<(i64, &str)> = rows.iter().map(|row| (row[0], &text[row[3] as usize..row[4] as usize])).collect();
+        let texts: Vec<(i64, &str)> = rows
+            .iter()
+            .map(|row| (row[0], &text[row[3] as usize..row[4] as usize]))
+            .collect();
         assert_eq!(
             texts,
-            [(1, "é one two three"), (1, "four five six seven"), (0, "é one"), (0, "two"), (0, "three"), (0, "four"), (0, "five six"), (0, "seven")]
+            [
+                (1, "é one two three"),
+                (1, "four five six seven"),
+                (0, "é one"),
+                (0, "two"),
+                (0, "three"),
+                (0, "four"),
+                (0, "five six"),
+                (0, "seven")
+            ]
         );
         // parent column: index of the parent row within level 1
         let parents: Vec<i64> = rows.iter().map(|row| row[2]).collect();
