@@ -305,7 +305,7 @@ fn char_spans_to_bytes<'py>(
         let (start, end) = (row[0], row[1]);
         match (usize::try_from(start), usize::try_from(end)) {
             (Ok(start_char), Ok(end_char)) if start_char <= end_char => {
-                offsets.extend([start_char, end_char])
+                offsets.extend([start_char, end_char]);
             }
             _ => {
                 return Err(ChunkError::InvalidSpan {
