@@ -66,15 +66,18 @@ pub fn level_spans(
     Ok(level)
 }
 
-/// Converts the byte spans of one level to char spans with two cursors (starts and ends
-/// each move forward through the text, but for overlaps).
+/// Converts the byte spans of one level to char spans with one cursor that visits start,
+/// end, start, end...: one pass over the text when chunks do not overlap, plus the length of
+/// each overlap when they do (one cursor beats a start and an end cursor by a whole pass).
 #[must_use]
 pub fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    let mut starts = CharCursor::new(text);
-    let mut ends = CharCursor::new(text);
+    let mut cursor = CharCursor::new(text);
     spans
         .iter()
-        .map(|&(start, end)| (starts.char_at(start), ends.char_at(end)))
+        .map(|&(start, end)| {
+            let start_char = cursor.char_at(start);
+            (start_char, cursor.char_at(end))
+        })
         .collect()
 }
 
