@@ -1,0 +1,28 @@
+"""spanchunk: exact-span, parent-child (small-to-big) chunking for retrieval, with a Rust core.
+
+Example:
+    >>> from spanchunk import ParentChildChunker
+    >>> chunker = ParentChildChunker(parent_size=2000, child_size=400)
+    >>> children = chunker.chunk("Some long text. " * 500)
+    >>> parents = chunker.expand(children[:5])
+"""
+
+from spanchunk._core import __version__
+from spanchunk.chunk import Chunk
+from spanchunk.chunkers import Chunker, HierarchicalChunker, ParentChildChunker, RecursiveChunker
+from spanchunk.document import Document
+from spanchunk.errors import ChunkingError, SkippedDocumentWarning
+from spanchunk.registry import ParentRegistry
+
+__all__ = [
+    "Chunk",
+    "Chunker",
+    "ChunkingError",
+    "Document",
+    "HierarchicalChunker",
+    "ParentChildChunker",
+    "ParentRegistry",
+    "RecursiveChunker",
+    "SkippedDocumentWarning",
+    "__version__",
+]

@@ -1,0 +1,183 @@
+"""Span plumbing shared by the chunkers: level-by-level trees and custom strategies' spans.
+
+Every function here returns or consumes the core's (n, 7) int64 layout (``SPAN_COLUMNS``):
+rows grouped by level, the top level first, each level in document order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from spanchunk import _core
+from spanchunk.errors import ChunkingError, _encoding_error
+
+if TYPE_CHECKING:
+    from spanchunk.chunkers import Chunker
+
+    Level = _core.Splitter | Chunker
+
+SPAN_COLUMNS: tuple[str, ...] = tuple(_core.SPAN_COLUMNS)
+SPAN_DTYPE = np.dtype([(name, np.int64) for name in SPAN_COLUMNS])
+_WIDTH = len(SPAN_COLUMNS)
+
+
+def structured(spans: NDArray[np.int64]) -> NDArray[np.void]:
+    """The (n, 7) array as a structured array of n rows: a view, no copy."""
+    spans = np.ascontiguousarray(spans, dtype=np.int64).reshape(-1, _WIDTH)
+    return spans.view(SPAN_DTYPE).reshape(-1)
+
+
+def all_built_in(levels: Sequence[Level]) -> bool:
+    """Whether every level is a core Splitter (one core call does the whole tree)."""
+    return all(isinstance(level, _core.Splitter) for level in levels)
+
+
+def tree_array(levels: Sequence[Level], text: str) -> NDArray[np.int64]:
+    """The (n, 7) spans of every level of ``text``; levels listed top first.
+
+    Raises:
+        ValueError: The text holds a lone surrogate (it cannot be encoded as UTF-8).
+        ChunkingError: A custom level returned pieces or spans that break the contract.
+    """
+    try:
+        if all_built_in(levels):
+            return _core.tree_spans(levels, text)
+        return _tree_array_by_level(levels, text)
+    except UnicodeEncodeError as error:
+        raise _encoding_error(error) from None
+
+
+def _tree_array_by_level(levels: Sequence[Level], text: str) -> NDArray[np.int64]:
+    """The slow path: one level at a time, custom levels through their ``split_spans``."""
+    blocks: list[NDArray[np.int64]] = []
+    above: NDArray[np.int64] | None = None  # (m, 4): start_byte, end_byte, start_char, end_char
+    for depth, level in enumerate(levels):
+        if isinstance(level, _core.Splitter):
+            if above is None:
+                spans = level.split(text)
+                parents = np.full(len(spans), -1, dtype=np.int64)
+            else:
+                cut = _core.level_spans(level, text, np.ascontiguousarray(above[:, 0:2]))
+                parents, spans = cut[:, 0], cut[:, 1:5]
+        else:
+            parents, spans = _custom_level(level, text, above)
+        count = len(spans)
+        block = np.empty((count, _WIDTH), dtype=np.int64)
+        block[:, 0] = len(levels) - 1 - depth
+        block[:, 1] = np.arange(count, dtype=np.int64)
+        block[:, 2] = parents
+        block[:, 3:7] = spans
+        blocks.append(block)
+        above = spans
+    if not blocks:
+        return np.empty((0, _WIDTH), dtype=np.int64)
+    return np.concatenate(blocks)
+
+
+def _custom_level(
+    strategy: Chunker, text: str, above: NDArray[np.int64] | None
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Parent rows and (k, 4) spans of a custom level: the whole text, or inside each parent."""
+    parents: list[int] = []
+    char_spans: list[tuple[int, int]] = []
+    if above is None:
+        char_spans = checked_spans(strategy, text)
+        parents = [-1] * len(char_spans)
+    else:
+        for row, (start_char, end_char) in enumerate(above[:, 2:4].tolist()):
+            for start, end in checked_spans(strategy, text[start_char:end_char]):
+                char_spans.append((start_char + start, start_char + end))
+                parents.append(row)
+    chars = np.array(char_spans, dtype=np.int64).reshape(-1, 2)
+    byte_spans = _core.char_spans_to_bytes(text, chars)
+    spans = np.concatenate([np.asarray(byte_spans, dtype=np.int64).reshape(-1, 2), chars], axis=1)
+    return np.array(parents, dtype=np.int64), spans
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def checked_spans(strategy: Chunker, text: str) -> list[tuple[int, int]]:
+    """``strategy.split_spans(text)``, validated: in range, starts strictly increasing.
+
+    Empty and whitespace-only spans are dropped (no chunk is ever empty or blank).
+
+    Raises:
+        ChunkingError: A span is malformed, outside the text, reversed, or does not start
+            after the previous kept span.
+    """
+    name = type(strategy).__name__
+    length = len(text)
+    kept: list[tuple[int, int]] = []
+    previous_start = -1
+    for number, span in enumerate(strategy.split_spans(text)):
+        try:
+            start, end = span
+        except (TypeError, ValueError):
+            raise ChunkingError(
+                f"{name}.split_spans must return (start, end) pairs of char offsets; "
+                f"item {number} is {span!r}"
+            ) from None
+        if not (_is_int(start) and _is_int(end)):
+            raise ChunkingError(
+                f"{name}.split_spans returned span {number} {span!r}: offsets must be ints"
+            )
+        start, end = int(start), int(end)
+        if not 0 <= start <= end <= length:
+            raise ChunkingError(
+                f"{name}.split_spans returned span {number} ({start}, {end}), which is "
+                f"reversed or outside the text of {length} chars: spans must satisfy "
+                "0 <= start <= end <= len(text)"
+            )
+        if start == end or text[start:end].isspace():
+            continue
+        if start <= previous_start:
+            raise ChunkingError(
+                f"{name}.split_spans returned span {number} ({start}, {end}), which does not "
+                f"start after the previous span (start {previous_start}): starts must "
+                "strictly increase, in reading order"
+            )
+        kept.append((start, end))
+        previous_start = start
+    return kept
+
+
+def spans_of_pieces(text: str, pieces: Iterable[str], name: str) -> list[tuple[int, int]]:
+    """The char spans of ``pieces`` in ``text``, found by walking forward.
+
+    Each piece is looked for from the end of the previous one (the common case: pieces that
+    do not overlap), then from just after the previous piece's start (pieces that overlap).
+    Empty and whitespace-only pieces are skipped.
+
+    Raises:
+        ChunkingError: A piece is not a str, or is not in the text at or after that point.
+    """
+    spans: list[tuple[int, int]] = []
+    previous_start = -1
+    previous_end = 0
+    for number, piece in enumerate(pieces):
+        if not isinstance(piece, str):
+            raise ChunkingError(
+                f"{name}.split_text must return str pieces; piece {number} is "
+                f"{type(piece).__name__}"
+            )
+        if not piece or piece.isspace():
+            continue
+        start = text.find(piece, previous_end)
+        if start < 0 and spans:
+            start = text.find(piece, previous_start + 1)
+        if start < 0:
+            preview = piece if len(piece) <= 60 else piece[:57] + "..."
+            where = f"after char {previous_start}" if spans else "anywhere"
+            raise ChunkingError(
+                f"{name}.split_text returned piece {number} {preview!r}, which is not in the "
+                f"text {where}: pieces must be substrings of the text, in reading order"
+            )
+        previous_start, previous_end = start, start + len(piece)
+        spans.append((previous_start, previous_end))
+    return spans

@@ -1,0 +1,60 @@
+"""Exceptions and warnings raised by spanchunk."""
+
+from __future__ import annotations
+
+__all__ = ["ChunkingError", "SkippedDocumentWarning"]
+
+
+class ChunkingError(Exception):
+    """A chunking strategy produced output that breaks the chunking contract.
+
+    Raised when a custom strategy's ``split_text`` returns a piece that is not in the text, or
+    its ``split_spans`` returns spans outside the text or out of order.
+
+    Example:
+        >>> from spanchunk import Chunker, ChunkingError
+        >>> class Bad(Chunker):
+        ...     def split_text(self, text):
+        ...         return ["not in the text"]
+        >>> try:
+        ...     Bad().chunk("hello")
+        ... except ChunkingError as error:
+        ...     print("refused")
+        refused
+    """
+
+
+class SkippedDocumentWarning(UserWarning):
+    """``chunk_many(..., errors="skip")`` skipped a document it could not chunk.
+
+    The message names the document's position in the input and the reason; the other
+    documents are chunked as usual.
+
+    Example:
+        >>> import warnings
+        >>> from spanchunk import RecursiveChunker, SkippedDocumentWarning
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     chunks = RecursiveChunker(100).chunk_many(["fine", 42], errors="skip")
+        >>> [chunk.text for chunk in chunks], caught[0].category is SkippedDocumentWarning
+        (['fine'], True)
+    """
+
+
+def _encoding_error(error: UnicodeEncodeError, what: str = "text") -> ValueError:
+    """The friendly ValueError for text the core could not encode as UTF-8.
+
+    The core refuses lone surrogates (the only str content UTF-8 cannot represent) while
+    converting its argument; the exception carries the offending string and position.
+    """
+    position = error.start
+    try:
+        character = repr(error.object[position])
+    except (IndexError, TypeError):  # pragma: no cover - a UnicodeEncodeError always has both
+        character = "a surrogate"
+    return ValueError(
+        f"{what} cannot be encoded as UTF-8: lone surrogate {character} at position {position}; "
+        "replace lone surrogates first, e.g. "
+        "text = text.encode('utf-8', errors='replace').decode('utf-8') "
+        "(each becomes '?', so offsets are unchanged)"
+    )

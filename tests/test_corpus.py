@@ -1,0 +1,115 @@
+"""The real corpus (every file of every folder) through the whole contract.
+
+Each folder is one test per chunker configuration and unit, so a failure names the folder,
+the settings and (in the assertion message) the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from _contract import (
+    TextInfo,
+    check_chunker,
+    hierarchical_levels,
+    parent_child_levels,
+)
+from spanchunk import HierarchicalChunker, ParentChildChunker
+
+FOLDERS = ["gutenberg", "markdown-en", "markdown-zh"]
+UNITS = ["char", "byte"]
+
+CONFIGS: dict[str, tuple[Callable[[str], Any], Callable[[], dict]]] = {
+    "parent-child-2000-400": (
+        lambda unit: ParentChildChunker(2000, 400, child_overlap=0, unit=unit),
+        lambda: parent_child_levels(2000, 400, 0),
+    ),
+    "parent-child-2000-400-overlap-100": (
+        lambda unit: ParentChildChunker(2000, 400, child_overlap=100, unit=unit),
+        lambda: parent_child_levels(2000, 400, 100),
+    ),
+    "hierarchical-2048-512-128": (
+        lambda unit: HierarchicalChunker([2048, 512, 128], unit=unit),
+        lambda: hierarchical_levels([2048, 512, 128], 0),
+    ),
+}
+
+
+def _check_files(
+    files: list[tuple[str, str]], make: Callable[[], Any], spec: dict, unit: str
+) -> None:
+    for name, text in files:
+        chunker = make()
+        try:
+            tree = check_chunker(chunker, text, spec, unit, info=TextInfo(text))
+        except AssertionError as error:
+            raise AssertionError(f"{name}: {error}") from error
+        assert tree, f"{name}: no chunks"
+
+
+@pytest.mark.parametrize("unit", UNITS)
+@pytest.mark.parametrize("config", list(CONFIGS))
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_corpus_folder_keeps_the_contract(
+    corpus: dict[str, list[tuple[str, str]]], folder: str, config: str, unit: str
+) -> None:
+    assert folder in corpus, f"corpus folder {folder} is missing"
+    make, spec = CONFIGS[config]
+    _check_files(corpus[folder], lambda: make(unit), spec(), unit)
+
+
+def test_every_corpus_folder_is_covered(corpus: dict[str, list[tuple[str, str]]]) -> None:
+    assert sorted(corpus) == sorted(FOLDERS), "a corpus folder is not in the tests"
+    assert sum(len(files) for files in corpus.values()) >= 230
+
+
+def _tiny_files(corpus: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """A few files: the three smallest and the largest Markdown chapter of each language,
+    and the shortest book (Romeo and Juliet, a play: short lines, many speakers)."""
+    chosen = []
+    for folder in ("markdown-en", "markdown-zh"):
+        chapters = sorted(
+            (f for f in corpus[folder] if f[0].endswith(".md")), key=lambda f: len(f[1])
+        )
+        chosen += chapters[:3] + chapters[-1:]
+    chosen += [f for f in corpus["gutenberg"] if f[0].endswith("pg1513.txt")]
+    return chosen
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_tiny_sizes_on_a_few_corpus_files(
+    corpus: dict[str, list[tuple[str, str]]], unit: str
+) -> None:
+    files = _tiny_files(corpus)
+    assert len(files) == 9
+    _check_files(
+        files,
+        lambda: ParentChildChunker(40, 10, child_overlap=0, unit=unit),
+        parent_child_levels(40, 10, 0),
+        unit,
+    )
+
+
+def test_tiny_sizes_with_overlap_on_a_few_corpus_files(
+    corpus: dict[str, list[tuple[str, str]]],
+) -> None:
+    _check_files(
+        _tiny_files(corpus)[:8],
+        lambda: ParentChildChunker(40, 10, child_overlap=5, unit="char"),
+        parent_child_levels(40, 10, 5),
+        "char",
+    )
+
+
+def test_corpus_bom_is_kept_in_the_first_chunk(
+    corpus: dict[str, list[tuple[str, str]]],
+) -> None:
+    # The books start with a byte order mark: it is text (not whitespace), 3 bytes long.
+    name, text = corpus["gutenberg"][0]
+    assert text.startswith("\ufeff"), name
+    first = ParentChildChunker(2000, 400, child_overlap=0).chunk(text)[0]
+    assert first.start_char == 0 and first.start_byte == 0
+    assert first.text.startswith("\ufeff")
+    assert first.end_byte == len(first.text.encode())

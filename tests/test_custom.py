@@ -1,0 +1,165 @@
+"""Custom strategies: Chunker subclasses overriding split_text or split_spans."""
+
+from __future__ import annotations
+
+import pytest
+from _contract import LevelSpec, check_chunks, check_spans, parent_child_levels
+from spanchunk import Chunker, ChunkingError, ParentChildChunker, RecursiveChunker
+
+BIG = 10**9  # a custom strategy has no size of its own
+
+
+class PipeChunker(Chunker):
+    """Split on "|" (the separator is dropped; blank pieces are left out)."""
+
+    def split_text(self, text: str) -> list[str]:
+        return [piece.strip() for piece in text.split("|") if piece.strip()]
+
+
+class ThreeCharChunker(Chunker):
+    """Fixed windows of three code points, as char spans."""
+
+    def split_spans(self, text: str) -> list[tuple[int, int]]:
+        return [(start, min(start + 3, len(text))) for start in range(0, len(text), 3)]
+
+
+class NotASubstringChunker(Chunker):
+    def split_text(self, text: str) -> list[str]:
+        return ["zzz"]
+
+
+class OutOfOrderChunker(Chunker):
+    def split_text(self, text: str) -> list[str]:
+        return ["b", "a"]
+
+
+def texts_and_spans(chunks: list) -> list[tuple[str, int, int]]:
+    return [(c.text, c.start_char, c.end_char) for c in chunks]
+
+
+def test_split_text_alone() -> None:
+    text = "alpha|beta gamma| |délta 漢字|"
+    chunks = PipeChunker().chunk(text)
+    assert texts_and_spans(chunks) == [
+        ("alpha", 0, 5),
+        ("beta gamma", 6, 16),
+        ("délta 漢字", 19, 27),
+    ]
+    assert [(c.start_byte, c.end_byte) for c in chunks] == [(0, 5), (6, 16), (19, 32)]
+    assert [c.index for c in chunks] == [0, 1, 2]
+    # The strategy drops its "|" separators: its choice, so no coverage check here.
+    check_chunks(text, chunks, {0: LevelSpec(BIG, 0)}, "char", coverage=False)
+    check_spans(text, PipeChunker().spans(text), {0: LevelSpec(BIG, 0)}, "char", coverage=False)
+
+
+def test_split_text_finds_repeated_pieces_walking_forward() -> None:
+    text = "same|same|same"
+    chunks = PipeChunker().chunk(text)
+    assert texts_and_spans(chunks) == [("same", 0, 4), ("same", 5, 9), ("same", 10, 14)]
+    assert len({c.id for c in chunks}) == 3
+
+
+def test_split_spans_alone() -> None:
+    text = "abcdefgh"
+    chunks = ThreeCharChunker().chunk(text)
+    assert texts_and_spans(chunks) == [("abc", 0, 3), ("def", 3, 6), ("gh", 6, 8)]
+    check_chunks(text, chunks, {0: LevelSpec(3, 0)}, "char")
+
+
+def test_custom_parent_chunker() -> None:
+    # Parents from "|"; children at 5 chars inside each parent, by the default engine.
+    text = "aaaa bbbb cccc|dd|eeee ffff"
+    chunker = ParentChildChunker(parent_chunker=PipeChunker(), child_size=5, child_overlap=0)
+    tree = chunker.chunk_tree(text)
+    check_chunks(text, tree, {1: LevelSpec(BIG, 0), 0: LevelSpec(5, 0)}, "char", coverage=False)
+    assert texts_and_spans([c for c in tree if c.level == 1]) == [
+        ("aaaa bbbb cccc", 0, 14),
+        ("dd", 15, 17),
+        ("eeee ffff", 18, 27),
+    ]
+    assert texts_and_spans([c for c in tree if c.level == 0]) == [
+        ("aaaa", 0, 4),
+        ("bbbb", 5, 9),
+        ("cccc", 10, 14),
+        ("dd", 15, 17),
+        ("eeee", 18, 22),
+        ("ffff", 23, 27),
+    ]
+    children = chunker.chunk(text)
+    assert [chunker.parent_of(c).text for c in children] == [
+        "aaaa bbbb cccc",
+        "aaaa bbbb cccc",
+        "aaaa bbbb cccc",
+        "dd",
+        "eeee ffff",
+        "eeee ffff",
+    ]
+
+
+def test_custom_child_chunker() -> None:
+    # One parent (the text fits 2000); children from "|", with document offsets.
+    text = "ab|cd ef|gh"
+    chunker = ParentChildChunker(child_chunker=PipeChunker())
+    tree = chunker.chunk_tree(text)
+    check_chunks(text, tree, {1: LevelSpec(2000, 0), 0: LevelSpec(BIG, 0)}, "char", coverage=False)
+    assert texts_and_spans(tree) == [
+        ("ab|cd ef|gh", 0, 11),
+        ("ab", 0, 2),
+        ("cd ef", 3, 8),
+        ("gh", 9, 11),
+    ]
+
+
+def test_custom_child_chunker_offsets_are_relative_to_the_document() -> None:
+    # Two parents; the span chunker's windows restart at each parent's start.
+    text = "abcdefgh\n\nijklmnop"
+    chunker = ParentChildChunker(
+        parent_chunker=RecursiveChunker(chunk_size=10, overlap=0),
+        child_chunker=ThreeCharChunker(),
+    )
+    tree = chunker.chunk_tree(text)
+    check_chunks(text, tree, parent_child_levels(10, 3, 0), "char")
+    assert texts_and_spans([c for c in tree if c.level == 0]) == [
+        ("abc", 0, 3),
+        ("def", 3, 6),
+        ("gh", 6, 8),
+        ("ijk", 10, 13),
+        ("lmn", 13, 16),
+        ("op", 16, 18),
+    ]
+
+
+def test_custom_span_chunker_as_parent() -> None:
+    text = "abcdefgh"
+    chunker = ParentChildChunker(parent_chunker=ThreeCharChunker(), child_size=2)
+    tree = chunker.chunk_tree(text)
+    check_chunks(text, tree, parent_child_levels(3, 2, 0), "char")
+    assert texts_and_spans([c for c in tree if c.level == 0]) == [
+        ("ab", 0, 2),
+        ("c", 2, 3),
+        ("de", 3, 5),
+        ("f", 5, 6),
+        ("gh", 6, 8),
+    ]
+
+
+def test_piece_not_in_the_text_is_a_chunking_error() -> None:
+    with pytest.raises(ChunkingError):
+        NotASubstringChunker().chunk("abc")
+    with pytest.raises(ChunkingError):
+        OutOfOrderChunker().chunk("ab")
+    with pytest.raises(ChunkingError):
+        ParentChildChunker(child_chunker=NotASubstringChunker()).chunk("abc def")
+    with pytest.raises(ChunkingError):
+        ParentChildChunker(parent_chunker=NotASubstringChunker(), child_size=5).chunk("abc")
+
+
+def test_custom_chunker_has_the_common_api() -> None:
+    chunker = PipeChunker()
+    assert [c.text for c in chunker.chunk_text("x|y")] == ["x", "y"]
+    assert [c.text for c in chunker.chunk(["x|y", "z"])] == ["x", "y", "z"]
+    assert [c.text for c in chunker.chunk_many(["x|y", "z"], workers=2)] == ["x", "y", "z"]
+    many = chunker.spans_many(["x|y", "z"])
+    assert [len(s) for s in many] == [2, 1]
+    assert isinstance(chunker.settings(), dict)
+    assert len(chunker.fingerprint()) == 16
