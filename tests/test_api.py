@@ -89,6 +89,12 @@ def test_chunk_is_immutable() -> None:
     with pytest.raises((AttributeError, TypeError)):
         chunk.start_char = 5  # type: ignore[misc]
     assert chunk.text == TEXT[chunk.start_char : chunk.end_char]
+    # Its metadata is a read-only view: no chunk can change its siblings' or the document's.
+    doc = Document(TEXT, metadata={"k": "v"})
+    chunks = RecursiveChunker(chunk_size=20).chunk(doc)
+    with pytest.raises(TypeError):
+        chunks[0].metadata["k"] = "changed"  # type: ignore[index]
+    assert chunks[1].metadata["k"] == "v" and dict(doc.metadata) == {"k": "v"}
 
 
 def test_chunk_accepts_str_document_and_sequences() -> None:

@@ -163,3 +163,29 @@ def test_custom_chunker_has_the_common_api() -> None:
     assert [len(s) for s in many] == [2, 1]
     assert isinstance(chunker.settings(), dict)
     assert len(chunker.fingerprint()) == 16
+
+
+class NothingChunker(Chunker):
+    """A strategy that finds nothing to cut."""
+
+    def split_spans(self, text: str) -> list[tuple[int, int]]:
+        return []
+
+
+def test_custom_child_that_returns_nothing_gives_the_parent_one_child() -> None:
+    text = "one two three four. five six seven eight."
+    chunker = ParentChildChunker(
+        parent_chunker=RecursiveChunker(20), child_chunker=NothingChunker()
+    )
+    tree = chunker.chunk_tree(text)
+    parents = [c for c in tree if c.level == 1]
+    children = [c for c in tree if c.level == 0]
+    assert len(parents) == len(children) > 1
+    for parent, child in zip(parents, children, strict=True):
+        assert (child.start_char, child.end_char, child.text) == (
+            parent.start_char,
+            parent.end_char,
+            parent.text,
+        )
+        assert child.parent_id == parent.id
+        assert parent.child_ids == (child.id,)

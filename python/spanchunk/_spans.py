@@ -89,7 +89,10 @@ def _custom_level(
         parents = [-1] * len(char_spans)
     else:
         for row, (start_char, end_char) in enumerate(above[:, 2:4].tolist()):
-            for start, end in checked_spans(strategy, text[start_char:end_char]):
+            inside = checked_spans(strategy, text[start_char:end_char])
+            # Every parent has at least one child: a strategy that returns nothing for a
+            # parent gives it one child with the parent's own span.
+            for start, end in inside or [(0, end_char - start_char)]:
                 char_spans.append((start_char + start, start_char + end))
                 parents.append(row)
     chars = np.array(char_spans, dtype=np.int64).reshape(-1, 2)
