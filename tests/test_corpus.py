@@ -65,38 +65,28 @@ def test_every_corpus_folder_is_covered(corpus: dict[str, list[tuple[str, str]]]
     assert sum(len(files) for files in corpus.values()) >= 230
 
 
-def _tiny_files(corpus: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
-    """A few files: the three smallest and the largest Markdown chapter of each language,
-    and the shortest book (Romeo and Juliet, a play: short lines, many speakers)."""
-    chosen = []
-    for folder in ("markdown-en", "markdown-zh"):
-        chapters = sorted(
-            (f for f in corpus[folder] if f[0].endswith(".md")), key=lambda f: len(f[1])
-        )
-        chosen += chapters[:3] + chapters[-1:]
-    chosen += [f for f in corpus["gutenberg"] if f[0].endswith("pg1513.txt")]
-    return chosen
+def _all_files(corpus: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    return [file for folder in FOLDERS for file in corpus[folder]]
 
 
 @pytest.mark.parametrize("unit", UNITS)
-def test_tiny_sizes_on_a_few_corpus_files(
+def test_tiny_sizes_on_the_whole_corpus(
     corpus: dict[str, list[tuple[str, str]]], unit: str
 ) -> None:
-    files = _tiny_files(corpus)
-    assert len(files) == 9
+    # Child 10 cuts almost every word: the grapheme and code point fallbacks on real text.
     _check_files(
-        files,
+        _all_files(corpus),
         lambda: ParentChildChunker(40, 10, child_overlap=0, unit=unit),
         parent_child_levels(40, 10, 0),
         unit,
     )
 
 
-def test_tiny_sizes_with_overlap_on_a_few_corpus_files(
+def test_tiny_sizes_with_overlap_on_the_whole_corpus(
     corpus: dict[str, list[tuple[str, str]]],
 ) -> None:
     _check_files(
-        _tiny_files(corpus)[:8],
+        _all_files(corpus),
         lambda: ParentChildChunker(40, 10, child_overlap=5, unit="char"),
         parent_child_levels(40, 10, 5),
         "char",
