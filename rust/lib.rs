@@ -10,6 +10,7 @@
 pub mod error;
 pub mod ids;
 pub mod merge;
+mod search;
 pub mod size;
 pub mod span;
 pub mod split;

@@ -20,6 +20,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use crate::error::ChunkError;
 use crate::merge::merge_atoms;
+use crate::search::Searcher;
 use crate::size::{is_whitespace, Sizer, Unit};
 
 /// Where a separator goes when text is cut at it.
@@ -116,7 +117,7 @@ pub fn default_separators() -> Vec<Vec<String>> {
 pub struct Splitter {
     config: SplitterConfig,
     sizer: Box<dyn Sizer>,
-    levels: Vec<AhoCorasick>,
+    levels: Vec<Searcher>,
     /// Every literal separator of every level, for overlap boundaries.
     any_separator: Option<AhoCorasick>,
     longest_separator: usize,
@@ -196,7 +197,7 @@ impl Splitter {
                     "separators must be non-empty strings: remove \"\" from the list",
                 ));
             }
-            levels.push(build_automaton(level.iter())?);
+            levels.push(Searcher::new(level)?);
         }
         let all: Vec<&String> = config.separators.iter().flatten().collect();
         let any_separator = if all.is_empty() {
@@ -303,16 +304,15 @@ impl Splitter {
             sink.push(content_start, content_end, size);
             return Ok(());
         }
-        for (depth, automaton) in self.levels.iter().enumerate().skip(level) {
-            let haystack = &text[content_start..content_end];
-            let mut matches = automaton.find_iter(haystack).peekable();
-            if matches.peek().is_none() {
+        let mut matches = Vec::new();
+        for (depth, searcher) in self.levels.iter().enumerate().skip(level) {
+            searcher.find_all(&text.as_bytes()[content_start..content_end], &mut matches);
+            if matches.is_empty() {
                 continue;
             }
             let mut piece_start = content_start;
-            for found in matches {
-                let (sep_start, sep_end) =
-                    (content_start + found.start(), content_start + found.end());
+            for &(found_start, found_end) in &matches {
+                let (sep_start, sep_end) = (content_start + found_start, content_start + found_end);
                 let (piece_limit, next_start) = match self.config.keep_separator {
                     KeepSeparator::End => (sep_end, sep_end),
                     KeepSeparator::Start => (sep_start, sep_start),
