@@ -9,29 +9,50 @@
 //! again: a chunk's size is the running sum of atom sizes and the gaps between them, and the
 //! overlap candidates' sizes are derived from one measurement of the window by subtraction.
 
+use crate::size::count_chars;
+use crate::span::{CharCursor, Span};
 use crate::split::{Atom, KeepSeparator, Splitter};
 
-/// Appends the content spans of the chunks packed from `atoms` to `out`.
+/// Appends the spans of the chunks packed from `atoms` to `out`. `origin` is a (byte, char)
+/// offset pair at or before the first atom, from which char offsets are counted.
+///
+/// With a sizer that counts chars, every atom's size and gap already is its char count, so
+/// char offsets are running sums and the text is not read again; otherwise a cursor counts.
 pub(crate) fn merge_atoms(
     splitter: &Splitter,
     text: &str,
     atoms: &[Atom],
-    out: &mut Vec<(usize, usize)>,
+    origin: (usize, usize),
+    out: &mut Vec<Span>,
 ) {
     let sizer = splitter.sizer();
     let additive = sizer.is_additive();
+    let sizes_are_chars = sizer.counts_chars();
     let chunk_size = splitter.config().chunk_size;
     let overlap = splitter.config().overlap;
+    let mut cursor = CharCursor::at(text, origin.0, origin.1);
     let mut index = 0;
-    // Start and size of the overlap carried into the chunk that begins at atoms[index].
-    let mut carry: Option<(usize, usize)> = None;
+    // Char offset of atoms[index].start (only kept when sizes are chars).
+    let mut next_start_char = match atoms.first() {
+        Some(first) if sizes_are_chars => {
+            origin.1 + count_chars(&text.as_bytes()[origin.0..first.start])
+        }
+        _ => 0,
+    };
+    // Start, size (and start char) of the overlap carried into the chunk at atoms[index].
+    let mut carry: Option<(usize, usize, usize)> = None;
     while index < atoms.len() {
         let first = &atoms[index];
-        let (chunk_start, mut size) = match carry {
-            Some((start, carried)) if additive => (start, carried + first.lead_gap + first.size),
-            Some((start, _)) => (start, sizer.size(&text[start..first.end])),
-            None => (first.start, first.size),
+        let (chunk_start, mut size, chunk_start_char) = match carry {
+            Some((start, carried, start_char)) if additive => {
+                (start, carried + first.lead_gap + first.size, start_char)
+            }
+            Some((start, _, start_char)) => {
+                (start, sizer.size(&text[start..first.end]), start_char)
+            }
+            None => (first.start, first.size, next_start_char),
         };
+        let mut end_char = next_start_char + first.size;
         let mut last = index;
         while let Some(next) = atoms.get(last + 1) {
             let grown = if additive {
@@ -43,16 +64,44 @@ pub(crate) fn merge_atoms(
                 break;
             }
             size = grown;
+            end_char += next.lead_gap + next.size;
             last += 1;
         }
         let chunk_end = atoms[last].end;
-        out.push((chunk_start, chunk_end));
-        index = last + 1;
-        carry = match atoms.get(index) {
-            Some(next) if overlap > 0 => {
-                overlap_start(splitter, text, chunk_start, chunk_end, next)
+        let span = if sizes_are_chars {
+            Span {
+                start_byte: chunk_start,
+                end_byte: chunk_end,
+                start_char: chunk_start_char,
+                end_char,
             }
-            _ => None,
+        } else {
+            let start_char = cursor.char_at(chunk_start);
+            Span {
+                start_byte: chunk_start,
+                end_byte: chunk_end,
+                start_char,
+                end_char: cursor.char_at(chunk_end),
+            }
+        };
+        out.push(span);
+        index = last + 1;
+        let Some(next) = atoms.get(index) else { break };
+        if sizes_are_chars {
+            next_start_char = span.end_char + next.lead_gap;
+        }
+        carry = if overlap > 0 {
+            overlap_start(splitter, text, chunk_start, chunk_end, next).map(|(start, tail)| {
+                // With char sizes the tail's size is its char count.
+                let start_char = if sizes_are_chars {
+                    span.end_char - tail
+                } else {
+                    0
+                };
+                (start, tail, start_char)
+            })
+        } else {
+            None
         };
     }
 }

@@ -15,6 +15,17 @@ pub trait Sizer: Debug + Send + Sync {
     fn is_additive(&self) -> bool;
     /// The name of the unit, as the Python API spells it.
     fn name(&self) -> &'static str;
+    /// True when `size` counts code points: the engine then derives char offsets from the
+    /// sizes it already has instead of counting the text again.
+    fn counts_chars(&self) -> bool {
+        false
+    }
+    /// A cheap lower bound of `size(text)`: a piece whose bound exceeds the chunk size is
+    /// cut without being measured. The default, 0, always measures.
+    fn lower_bound(&self, text: &str) -> usize {
+        let _ = text;
+        0
+    }
     /// A byte offset at or before `end` such that `text[offset..end]` holds at least `units`
     /// units (or starts at `floor`). Lets the engine look for overlap boundaries in a short
     /// window at the end of a chunk instead of the whole chunk. The default is `floor`.
@@ -60,6 +71,18 @@ impl Sizer for Unit {
 
     fn is_additive(&self) -> bool {
         true
+    }
+
+    fn counts_chars(&self) -> bool {
+        *self == Self::Char
+    }
+
+    fn lower_bound(&self, text: &str) -> usize {
+        match self {
+            // A code point is at most 4 bytes.
+            Self::Char => text.len().div_ceil(4),
+            Self::Byte => text.len(),
+        }
     }
 
     fn name(&self) -> &'static str {
@@ -109,7 +132,13 @@ pub(crate) fn is_char_start(byte: u8) -> bool {
 #[inline]
 #[must_use]
 pub fn count_chars(bytes: &[u8]) -> usize {
-    bytecount::num_chars(bytes)
+    // Most calls measure a gap of a byte or two, or a short line: below 64 bytes the SIMD
+    // dispatch costs more than the count itself.
+    if bytes.len() < 64 {
+        bytes.iter().filter(|&&byte| is_char_start(byte)).count()
+    } else {
+        bytecount::num_chars(bytes)
+    }
 }
 
 /// Whitespace as Python's `str.isspace` sees it: Unicode `White_Space` plus the information

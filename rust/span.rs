@@ -8,6 +8,19 @@
 
 use crate::size::count_chars;
 
+/// One chunk's place in the document, in bytes and in chars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span {
+    /// Byte offset of the first byte.
+    pub start_byte: usize,
+    /// Byte offset past the last byte.
+    pub end_byte: usize,
+    /// Char offset of the first char.
+    pub start_char: usize,
+    /// Char offset past the last char.
+    pub end_char: usize,
+}
+
 /// Converts byte offsets of one text to char (code point) offsets.
 #[derive(Debug, Clone)]
 pub struct CharCursor<'t> {
@@ -24,6 +37,16 @@ impl<'t> CharCursor<'t> {
             bytes: text.as_bytes(),
             byte: 0,
             char: 0,
+        }
+    }
+
+    /// A cursor at byte offset `byte`, known to be char offset `char`.
+    #[must_use]
+    pub fn at(text: &'t str, byte: usize, char: usize) -> Self {
+        Self {
+            bytes: text.as_bytes(),
+            byte,
+            char,
         }
     }
 

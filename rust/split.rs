@@ -22,6 +22,7 @@ use crate::error::ChunkError;
 use crate::merge::merge_atoms;
 use crate::search::Searcher;
 use crate::size::{is_whitespace, Sizer, Unit};
+use crate::span::Span;
 
 /// Where a separator goes when text is cut at it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,8 +241,20 @@ impl Splitter {
     /// # Errors
     /// A character larger than the chunk size (only possible with token sizers).
     pub fn split(&self, text: &str) -> Result<Vec<(usize, usize)>, ChunkError> {
+        Ok(self
+            .spans(text)?
+            .iter()
+            .map(|span| (span.start_byte, span.end_byte))
+            .collect())
+    }
+
+    /// Chunks of the whole text, with byte and char offsets, in document order.
+    ///
+    /// # Errors
+    /// A character larger than the chunk size (only possible with token sizers).
+    pub fn spans(&self, text: &str) -> Result<Vec<Span>, ChunkError> {
         let mut out = Vec::new();
-        self.split_range(text, 0, text.len(), &mut out)?;
+        self.cut(text, (0, 0), text.len(), &mut out)?;
         Ok(out)
     }
 
@@ -257,15 +270,51 @@ impl Splitter {
         end: usize,
         out: &mut Vec<(usize, usize)>,
     ) -> Result<(), ChunkError> {
+        let mut spans = Vec::new();
+        self.cut(
+            text,
+            (start, crate::size::count_chars(&text.as_bytes()[..start])),
+            end,
+            &mut spans,
+        )?;
+        out.extend(spans.iter().map(|span| (span.start_byte, span.end_byte)));
+        Ok(())
+    }
+
+    /// Chunks of `text[start.0..end]`, appended to `out` with byte and char offsets relative
+    /// to the whole text. `start` is the (byte, char) offset pair where the range begins;
+    /// `start.0` and `end` must be char boundaries.
+    ///
+    /// # Errors
+    /// A character larger than the chunk size (only possible with token sizers).
+    pub fn cut(
+        &self,
+        text: &str,
+        start: (usize, usize),
+        end: usize,
+        out: &mut Vec<Span>,
+    ) -> Result<(), ChunkError> {
         let mut sink = AtomSink::new(self, text);
-        self.split_piece(text, start, end, 0, &mut sink)?;
+        self.split_piece(text, start.0, end, 0, &mut sink)?;
         let atoms = sink.finish();
-        merge_atoms(self, text, &atoms, out);
+        merge_atoms(self, text, &atoms, start, out);
         Ok(())
     }
 
     /// Trimmed bounds of `text[start..limit]`; equal bounds mean the region is blank.
     fn trimmed(text: &str, start: usize, limit: usize) -> (usize, usize) {
+        // Most pieces start and end with an ASCII letter or mark: no decoding needed.
+        let bytes = text.as_bytes();
+        if start < limit {
+            let (first, last) = (bytes[start], bytes[limit - 1]);
+            if first.is_ascii()
+                && last.is_ascii()
+                && !is_whitespace(char::from(first))
+                && !is_whitespace(char::from(last))
+            {
+                return (start, limit);
+            }
+        }
         let region = &text[start..limit];
         let head = region.trim_start_matches(is_whitespace);
         let content_start = limit - head.len();
@@ -299,19 +348,26 @@ impl Splitter {
             sink.blank(start, limit);
             return Ok(());
         };
-        let size = self.sizer.size(&text[content_start..content_end]);
-        if size <= self.config.chunk_size {
-            sink.push(content_start, content_end, size);
-            return Ok(());
+        let content = &text[content_start..content_end];
+        // A piece that is certainly too big is not measured (the whole document, at first).
+        if self.sizer.lower_bound(content) <= self.config.chunk_size {
+            let size = self.sizer.size(content);
+            if size <= self.config.chunk_size {
+                sink.push(content_start, content_end, size);
+                return Ok(());
+            }
         }
-        let mut matches = Vec::new();
+        // Matches live on a stack shared by the whole recursion: no allocation per piece.
+        let base = sink.matches.len();
         for (depth, searcher) in self.levels.iter().enumerate().skip(level) {
-            searcher.find_all(&text.as_bytes()[content_start..content_end], &mut matches);
-            if matches.is_empty() {
+            searcher.find_all(content.as_bytes(), &mut sink.matches);
+            let found = sink.matches.len();
+            if found == base {
                 continue;
             }
             let mut piece_start = content_start;
-            for &(found_start, found_end) in &matches {
+            for index in base..found {
+                let (found_start, found_end) = sink.matches[index];
                 let (sep_start, sep_end) = (content_start + found_start, content_start + found_end);
                 let (piece_limit, next_start) = match self.config.keep_separator {
                     KeepSeparator::End => (sep_end, sep_end),
@@ -331,6 +387,7 @@ impl Splitter {
             if content_end > piece_start {
                 self.split_piece(text, piece_start, content_end, depth + 1, sink)?;
             }
+            sink.matches.truncate(base);
             return Ok(());
         }
         self.pack_graphemes(text, content_start, content_end, sink)
@@ -456,6 +513,8 @@ pub(crate) struct AtomSink<'t> {
     atoms: Vec<Atom>,
     /// Start of blank text waiting to be prepended to the next atom (trim off only).
     pending_blank: Option<usize>,
+    /// Separator matches of the pieces being cut, a stack shared by the recursion.
+    matches: Vec<(usize, usize)>,
 }
 
 impl<'t> AtomSink<'t> {
@@ -465,6 +524,7 @@ impl<'t> AtomSink<'t> {
             text,
             atoms: Vec::new(),
             pending_blank: None,
+            matches: Vec::new(),
         }
     }
 

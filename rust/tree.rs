@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 
 use crate::error::ChunkError;
-use crate::span::CharCursor;
+use crate::span::{CharCursor, Span};
 use crate::split::Splitter;
 
 /// Columns of a [`SpanTable`] row.
@@ -26,6 +26,8 @@ pub struct LevelSpans {
     pub parent: Vec<usize>,
     /// Byte spans, relative to the document.
     pub spans: Vec<(usize, usize)>,
+    /// Char spans, relative to the document.
+    pub chars: Vec<(usize, usize)>,
 }
 
 /// Every chunk of a document, row-major, [`SPAN_COLUMNS`] per row: the top level first, then
@@ -53,15 +55,38 @@ pub fn level_spans(
     text: &str,
     parents: &[(usize, usize)],
 ) -> Result<LevelSpans, ChunkError> {
+    let mut cursor = CharCursor::new(text);
+    let parents: Vec<Span> = parents
+        .iter()
+        .map(|&(start_byte, end_byte)| Span {
+            start_byte,
+            end_byte,
+            start_char: cursor.char_at(start_byte),
+            end_char: 0,
+        })
+        .collect();
+    cut_inside(splitter, text, &parents)
+}
+
+/// Cuts inside parents whose start char offsets are known.
+fn cut_inside(splitter: &Splitter, text: &str, parents: &[Span]) -> Result<LevelSpans, ChunkError> {
     let mut level = LevelSpans::default();
     let mut spans = Vec::new();
-    for (row, &(start, end)) in parents.iter().enumerate() {
+    for (row, parent) in parents.iter().enumerate() {
         spans.clear();
-        splitter.split_range(text, start, end, &mut spans)?;
+        splitter.cut(
+            text,
+            (parent.start_byte, parent.start_char),
+            parent.end_byte,
+            &mut spans,
+        )?;
+        level.parent.extend(std::iter::repeat_n(row, spans.len()));
         level
-            .parent
-            .extend(std::iter::repeat(row).take(spans.len()));
-        level.spans.extend_from_slice(&spans);
+            .spans
+            .extend(spans.iter().map(|span| (span.start_byte, span.end_byte)));
+        level
+            .chars
+            .extend(spans.iter().map(|span| (span.start_char, span.end_char)));
     }
     Ok(level)
 }
@@ -90,16 +115,20 @@ pub fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
 pub fn tree_spans(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkError> {
     check_levels(levels)?;
     let mut table = SpanTable::default();
-    let mut parents: Vec<(usize, usize)> = vec![(0, text.len())];
+    let mut parents = vec![Span {
+        start_byte: 0,
+        end_byte: text.len(),
+        start_char: 0,
+        end_char: 0,
+    }];
     for (depth, splitter) in levels.iter().enumerate() {
-        let level = level_spans(splitter, text, &parents)?;
+        let level = cut_inside(splitter, text, &parents)?;
         let number = (levels.len() - 1 - depth) as i64;
-        let chars = char_spans(text, &level.spans);
         table.data.reserve(level.spans.len() * SPAN_COLUMNS.len());
         for (index, ((&(start_byte, end_byte), &(start_char, end_char)), &parent)) in level
             .spans
             .iter()
-            .zip(&chars)
+            .zip(&level.chars)
             .zip(&level.parent)
             .enumerate()
         {
@@ -114,7 +143,17 @@ pub fn tree_spans(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkEr
                 end_char as i64,
             ]);
         }
-        parents = level.spans;
+        parents = level
+            .spans
+            .iter()
+            .zip(&level.chars)
+            .map(|(&(start_byte, end_byte), &(start_char, end_char))| Span {
+                start_byte,
+                end_byte,
+                start_char,
+                end_char,
+            })
+            .collect();
     }
     Ok(table)
 }

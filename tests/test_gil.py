@@ -10,7 +10,9 @@ thread was inside the call. Two details make the count mean something:
   thread gets it back as soon as the call returns, and a brief release costs one step only.
 
 A control measurement around a call that holds the GIL (``str.encode``) proves the method:
-there the other thread makes (almost) no progress.
+there the other thread makes (almost) no progress. On a loaded machine a released GIL helps
+the other thread only when the OS gives it a core, so the released-GIL tests try a few
+times and ask for more than 10 steps (an idle machine sees tens of thousands).
 """
 
 from __future__ import annotations
@@ -63,33 +65,49 @@ def _progress_during(call: Callable[[], Any]) -> tuple[int, Any]:
     return after - before, result
 
 
+def _best_progress(call: Callable[[], Any], attempts: int = 5) -> tuple[int, Any]:
+    """The most steps the other thread made over a few calls.
+
+    A released GIL lets the other thread run only when the OS gives it a core: on a loaded
+    machine one call can see few steps, so the call is tried again; a call that holds the GIL
+    sees no steps however often it is tried (the control test).
+    """
+    best, result = -1, None
+    for _ in range(attempts):
+        progress, result = _progress_during(call)
+        best = max(best, progress)
+        if best > 10:
+            break
+    return best, result
+
+
 def test_the_measurement_sees_a_call_that_holds_the_gil() -> None:
     text = _big_text()
     progress, encoded = _progress_during(lambda: text.encode("utf-16"))
     assert len(encoded) > len(text)
-    assert progress < 100, f"the control let the other thread run {progress} steps"
+    assert progress <= 5, f"the control let the other thread run {progress} steps"
 
 
 def test_spans_releases_the_gil() -> None:
     text = _big_text()
     assert len(text.encode()) > 49_000_000
     chunker = RecursiveChunker(chunk_size=2000, overlap=0)
-    progress, spans = _progress_during(lambda: chunker.spans(text))
+    progress, spans = _best_progress(lambda: chunker.spans(text))
     assert isinstance(spans, np.ndarray) and len(spans) > 10_000
-    assert progress > 100, f"the other thread advanced only {progress} steps during spans()"
+    assert progress > 10, f"the other thread advanced only {progress} steps during spans()"
 
 
 def test_parent_child_spans_release_the_gil() -> None:
     text = _big_text()
     chunker = ParentChildChunker(parent_size=2000, child_size=400, child_overlap=0)
-    progress, spans = _progress_during(lambda: chunker.spans(text))
+    progress, spans = _best_progress(lambda: chunker.spans(text))
     assert len(spans) > 100_000
-    assert progress > 100, f"the other thread advanced only {progress} steps during spans()"
+    assert progress > 10, f"the other thread advanced only {progress} steps during spans()"
 
 
 def test_spans_many_releases_the_gil() -> None:
     texts = [_big_text(10)] * 4
     chunker = ParentChildChunker(parent_size=2000, child_size=400, child_overlap=0)
-    progress, many = _progress_during(lambda: chunker.spans_many(texts, workers=2))
+    progress, many = _best_progress(lambda: chunker.spans_many(texts, workers=2))
     assert len(many) == 4
-    assert progress > 100, f"the other thread advanced only {progress} steps in spans_many()"
+    assert progress > 10, f"the other thread advanced only {progress} steps in spans_many()"
