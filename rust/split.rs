@@ -119,6 +119,9 @@ pub struct Splitter {
     config: SplitterConfig,
     sizer: Box<dyn Sizer>,
     levels: Vec<Searcher>,
+    /// Bytes of the separators that many texts lack ("\r", lead bytes of non-ASCII
+    /// characters): checked once per text to drop separators that cannot match.
+    rare_bytes: Vec<u8>,
     /// Every literal separator of every level, for overlap boundaries.
     any_separator: Option<AhoCorasick>,
     longest_separator: usize,
@@ -201,6 +204,13 @@ impl Splitter {
             levels.push(Searcher::new(level)?);
         }
         let all: Vec<&String> = config.separators.iter().flatten().collect();
+        let mut rare_bytes: Vec<u8> = all
+            .iter()
+            .flat_map(|sep| sep.bytes())
+            .filter(|&byte| byte == b'\r' || byte >= 0x80)
+            .collect();
+        rare_bytes.sort_unstable();
+        rare_bytes.dedup();
         let any_separator = if all.is_empty() {
             None
         } else {
@@ -211,6 +221,7 @@ impl Splitter {
             config,
             sizer,
             levels,
+            rare_bytes,
             any_separator,
             longest_separator,
         })
@@ -294,11 +305,29 @@ impl Splitter {
         end: usize,
         out: &mut Vec<Span>,
     ) -> Result<(), ChunkError> {
-        let mut sink = AtomSink::new(self, text);
-        self.split_piece(text, start.0, end, 0, &mut sink)?;
-        let atoms = sink.finish();
-        merge_atoms(self, text, &atoms, start, out);
-        Ok(())
+        self.prepare(text).cut(text, start, end, out)
+    }
+
+    /// This splitter readied for one text: separators that cannot occur in it are dropped.
+    /// Cut many ranges of one text (the children of every parent) with one `Prepared`.
+    #[must_use]
+    pub fn prepare(&self, text: &str) -> Prepared<'_> {
+        let bytes = text.as_bytes();
+        let absent: Vec<u8> = self
+            .rare_bytes
+            .iter()
+            .copied()
+            .filter(|&byte| memchr::memchr(byte, bytes).is_none())
+            .collect();
+        let masks = self
+            .levels
+            .iter()
+            .map(|level| level.mask(|byte| absent.contains(&byte)))
+            .collect();
+        Prepared {
+            splitter: self,
+            masks,
+        }
     }
 
     /// Trimmed bounds of `text[start..limit]`; equal bounds mean the region is blank.
@@ -360,7 +389,7 @@ impl Splitter {
         // Matches live on a stack shared by the whole recursion: no allocation per piece.
         let base = sink.matches.len();
         for (depth, searcher) in self.levels.iter().enumerate().skip(level) {
-            searcher.find_all(content.as_bytes(), &mut sink.matches);
+            searcher.find_all(content.as_bytes(), sink.masks[depth], &mut sink.matches);
             let found = sink.matches.len();
             if found == base {
                 continue;
@@ -445,6 +474,36 @@ impl Splitter {
     }
 }
 
+/// A [`Splitter`] readied for one text by [`Splitter::prepare`].
+#[derive(Debug)]
+pub struct Prepared<'s> {
+    splitter: &'s Splitter,
+    /// Per separator level, the patterns that can occur in the text.
+    masks: Vec<u64>,
+}
+
+impl Prepared<'_> {
+    /// Chunks of `text[start.0..end]` (the text this was prepared for), appended to `out`
+    /// with byte and char offsets; `start` is the (byte, char) offset pair of the range.
+    ///
+    /// # Errors
+    /// A character larger than the chunk size (only possible with token sizers).
+    pub fn cut(
+        &self,
+        text: &str,
+        start: (usize, usize),
+        end: usize,
+        out: &mut Vec<Span>,
+    ) -> Result<(), ChunkError> {
+        let mut sink = AtomSink::new(self.splitter, text, &self.masks);
+        self.splitter
+            .split_piece(text, start.0, end, 0, &mut sink)?;
+        let atoms = sink.finish();
+        merge_atoms(self.splitter, text, &atoms, start, out);
+        Ok(())
+    }
+}
+
 /// A greedy run of graphemes (or code points) being packed.
 struct Run {
     start: usize,
@@ -515,16 +574,19 @@ pub(crate) struct AtomSink<'t> {
     pending_blank: Option<usize>,
     /// Separator matches of the pieces being cut, a stack shared by the recursion.
     matches: Vec<(usize, usize)>,
+    /// Per separator level, the patterns that can occur in this text.
+    masks: &'t [u64],
 }
 
 impl<'t> AtomSink<'t> {
-    fn new(splitter: &'t Splitter, text: &'t str) -> Self {
+    fn new(splitter: &'t Splitter, text: &'t str, masks: &'t [u64]) -> Self {
         Self {
             splitter,
             text,
             atoms: Vec::new(),
             pending_blank: None,
             matches: Vec::new(),
+            masks,
         }
     }
 

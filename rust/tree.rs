@@ -72,9 +72,10 @@ pub fn level_spans(
 fn cut_inside(splitter: &Splitter, text: &str, parents: &[Span]) -> Result<LevelSpans, ChunkError> {
     let mut level = LevelSpans::default();
     let mut spans = Vec::new();
+    let prepared = splitter.prepare(text);
     for (row, parent) in parents.iter().enumerate() {
         spans.clear();
-        splitter.cut(
+        prepared.cut(
             text,
             (parent.start_byte, parent.start_char),
             parent.end_byte,
