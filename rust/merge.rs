@@ -14,7 +14,8 @@ use crate::span::{CharCursor, Span};
 use crate::split::{Atom, KeepSeparator, Splitter};
 
 /// Appends the spans of the chunks packed from `atoms` to `out`. `origin` is a (byte, char)
-/// offset pair at or before the first atom, from which char offsets are counted.
+/// offset pair at or before the first atom, from which char offsets are counted. With
+/// `ranges`, the first and last atom of every chunk are appended there.
 ///
 /// With a sizer that counts chars, every atom's size and gap already is its char count, so
 /// char offsets are running sums and the text is not read again; otherwise a cursor counts.
@@ -24,6 +25,7 @@ pub(crate) fn merge_atoms(
     atoms: &[Atom],
     origin: (usize, usize),
     out: &mut Vec<Span>,
+    mut ranges: Option<&mut Vec<(usize, usize)>>,
 ) {
     let sizer = splitter.sizer();
     let additive = sizer.is_additive();
@@ -85,6 +87,9 @@ pub(crate) fn merge_atoms(
             }
         };
         out.push(span);
+        if let Some(ranges) = ranges.as_deref_mut() {
+            ranges.push((index, last));
+        }
         index = last + 1;
         let Some(next) = atoms.get(index) else { break };
         if sizes_are_chars {

@@ -1,18 +1,27 @@
 //! The Python bindings: the only file that knows PyO3. Each call takes a whole document (or a
 //! batch), releases the GIL for every pass over the text and returns integers as numpy arrays;
-//! the Python layer builds the public objects.
+//! the one exception is `build_chunks`, which turns a document's span table into `Chunk`
+//! objects in one call (see `PyChunk`), because building them is most of `chunk()`.
 
-// PyO3 hands extracted arguments over by value; the doc comments name Python identifiers.
-#![allow(clippy::needless_pass_by_value, clippy::doc_markdown)]
+// PyO3 hands extracted arguments over by value; the doc comments are Python docstrings (they
+// name Python identifiers and hold `>>>` examples, where `["text"]` is an index, not a link).
+#![allow(
+    clippy::needless_pass_by_value,
+    clippy::doc_markdown,
+    clippy::doc_link_with_quotes
+)]
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::PyTuple;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::{ffi, intern};
 
 use crate::error::ChunkError;
 use crate::ids;
@@ -378,11 +387,473 @@ fn text_id(py: Python<'_>, text: PyBackedStr) -> String {
     py.detach(|| ids::text_id(&text))
 }
 
+// ------------------------------------------------------------------------------------ chunks
+//
+// Building the public `Chunk` objects is most of `chunk()` (the spans are the cheap part), so
+// it happens here, one call per document, with no Python bytecode per chunk. See the
+// performance notes in python/spanchunk/chunk.py for what was measured.
+
+static MAPPING_PROXY_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static EMPTY_METADATA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// `text[start_char:end_char]` as a new str, copied from the str's own storage: no UTF-8 round
+/// trip, and CPython gives the slice the narrowest representation that holds it.
+fn substring<'py>(
+    text: &Bound<'py, PyString>,
+    start_char: usize,
+    end_char: usize,
+) -> PyResult<Bound<'py, PyString>> {
+    let start = ffi::Py_ssize_t::try_from(start_char).map_err(|_| too_large(start_char))?;
+    let end = ffi::Py_ssize_t::try_from(end_char).map_err(|_| too_large(end_char))?;
+    // SAFETY: `text` is a live str for the whole call (the Bound holds a strong reference and
+    // proves the GIL is held). PyUnicode_Substring (stable ABI) only reads it, and returns a new
+    // reference to a str or NULL with an exception set; `from_owned_ptr_or_err` takes ownership
+    // of that reference (or fetches the exception), and the result being a str makes the
+    // unchecked cast sound.
+    unsafe {
+        Bound::from_owned_ptr_or_err(
+            text.py(),
+            ffi::PyUnicode_Substring(text.as_ptr(), start, end),
+        )
+        .map(|slice| slice.cast_into_unchecked())
+    }
+}
+
+fn too_large(offset: usize) -> PyErr {
+    PyOverflowError::new_err(format!("offset {offset} does not fit a Python index"))
+}
+
+/// `dict(mapping)`, as Python spells it (a mapping or an iterable of pairs).
+fn plain_dict<'py>(mapping: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    mapping.py().get_type::<PyDict>().call1((mapping,))
+}
+
+/// The read-only metadata a chunk keeps: None gives the shared empty mapping, a
+/// `types.MappingProxyType` is kept as it is (so one mapping serves every chunk of a
+/// document), anything else is copied into a dict and wrapped, so the caller's object can
+/// change later without changing the chunk.
+fn frozen_metadata<'py>(
+    py: Python<'py>,
+    metadata: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let proxy_type = MAPPING_PROXY_TYPE.import(py, "types", "MappingProxyType")?;
+    match metadata {
+        None => EMPTY_METADATA
+            .get_or_try_init(py, || {
+                proxy_type.call1((PyDict::new(py),)).map(Bound::unbind)
+            })
+            .map(|empty| empty.bind(py).clone()),
+        Some(mapping) if mapping.is_exact_instance(proxy_type) => Ok(mapping.clone()),
+        Some(mapping) => proxy_type.call1((plain_dict(mapping)?,)),
+    }
+}
+
+/// `tuple(ids)`, refusing items that are not str.
+fn id_tuple<'py>(ids: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+    let tuple = match ids.cast_exact::<PyTuple>() {
+        Ok(tuple) => tuple.clone(),
+        Err(_) => PyTuple::new(ids.py(), ids.try_iter()?.collect::<PyResult<Vec<_>>>()?)?,
+    };
+    for (position, item) in tuple.iter().enumerate() {
+        if !item.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(format!(
+                "child_ids must hold str ids; item {position} is {}",
+                item.get_type().name()?
+            )));
+        }
+    }
+    Ok(tuple)
+}
+
+/// Whether two str objects are equal: the same object, or equal by Python's `==`.
+fn same_str(py: Python<'_>, first: &Py<PyString>, second: &Py<PyString>) -> PyResult<bool> {
+    Ok(first.is(second) || PyAnyMethods::eq(first.bind(py).as_any(), second.bind(py))?)
+}
+
+/// One chunk of a document: its text, exact offsets, place in the hierarchy and metadata.
+///
+/// Chunks are immutable, hashable and picklable. Offsets are relative to the whole document:
+/// ``document.text[chunk.start_char:chunk.end_char] == chunk.text`` and
+/// ``document.text.encode()[chunk.start_byte:chunk.end_byte] == chunk.text.encode()``.
+/// Chunkers build chunks (in bulk, in the Rust core); constructing one by hand is possible
+/// but rarely needed. Two chunks are equal when their ids, spans and texts are.
+///
+/// Attributes:
+///     id: 16 hex digits, a hash of (document id, level, byte span, chunker fingerprint).
+///     text: The chunk's text (also available as ``content``).
+///     document_id: The id of the document the chunk was cut from.
+///     index: Position of the chunk within its document and level: 0, 1, 2, ...
+///     level: 0 for the leaves (what gets embedded), 1 for their parents, and so on.
+///     start_char: Start offset in code points (Python ``str`` indices).
+///     end_char: End offset in code points (exclusive).
+///     start_byte: Start offset in the UTF-8 encoded document.
+///     end_byte: End offset in the UTF-8 encoded document (exclusive).
+///     parent_id: The id of the chunk one level up, or None at the top level.
+///     child_ids: The ids of the chunks one level down, in order (empty for leaves).
+///     metadata: Read-only mapping: the document's metadata, plus ``"source"`` when the
+///         document has one. All chunks of a document share one mapping.
+///
+/// Args:
+///     id, text, document_id, index, level, start_char, end_char, start_byte, end_byte,
+///         parent_id: The attributes of the same names, in this order.
+///     child_ids: An iterable of str ids, kept as a tuple.
+///     metadata: None (an empty mapping), a ``types.MappingProxyType`` (kept as it is) or
+///         any other mapping (copied into a dict, then made read-only).
+///
+/// Example:
+///     >>> from spanchunk import ParentChildChunker
+///     >>> text = "A first sentence. " * 30
+///     >>> children = ParentChildChunker(parent_size=200, child_size=50).chunk(text)
+///     >>> child = children[0]
+///     >>> child.level, child.index, text[child.start_char:child.end_char] == child.text
+///     (0, 0, True)
+///     >>> child.parent_id is not None
+///     True
+#[pyclass(frozen, name = "Chunk", module = "spanchunk._core")]
+pub struct PyChunk {
+    #[pyo3(get)]
+    id: Py<PyString>,
+    #[pyo3(get)]
+    text: Py<PyString>,
+    #[pyo3(get)]
+    document_id: Py<PyString>,
+    #[pyo3(get)]
+    index: usize,
+    #[pyo3(get)]
+    level: usize,
+    #[pyo3(get)]
+    start_char: usize,
+    #[pyo3(get)]
+    end_char: usize,
+    #[pyo3(get)]
+    start_byte: usize,
+    #[pyo3(get)]
+    end_byte: usize,
+    #[pyo3(get)]
+    parent_id: Option<Py<PyString>>,
+    #[pyo3(get)]
+    child_ids: Py<PyTuple>,
+    #[pyo3(get)]
+    metadata: Py<PyAny>,
+}
+
+#[pymethods]
+impl PyChunk {
+    #[new]
+    #[pyo3(
+        signature = (id, text, document_id, index, level, start_char, end_char, start_byte, end_byte, parent_id = None, child_ids = None, metadata = None),
+        text_signature = "(id, text, document_id, index, level, start_char, end_char, start_byte, end_byte, parent_id=None, child_ids=(), metadata=None)"
+    )]
+    fn new(
+        py: Python<'_>,
+        id: Py<PyString>,
+        text: Py<PyString>,
+        document_id: Py<PyString>,
+        index: usize,
+        level: usize,
+        start_char: usize,
+        end_char: usize,
+        start_byte: usize,
+        end_byte: usize,
+        parent_id: Option<Py<PyString>>,
+        child_ids: Option<&Bound<'_, PyAny>>,
+        metadata: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let child_ids = match child_ids {
+            None => PyTuple::empty(py),
+            Some(ids) => id_tuple(ids)?,
+        };
+        Ok(Self {
+            id,
+            text,
+            document_id,
+            index,
+            level,
+            start_char,
+            end_char,
+            start_byte,
+            end_byte,
+            parent_id,
+            child_ids: child_ids.unbind(),
+            metadata: frozen_metadata(py, metadata)?.unbind(),
+        })
+    }
+
+    /// The chunk's text (an alias of ``text``, the name LangChain and Haystack use).
+    #[getter]
+    fn content(&self, py: Python<'_>) -> Py<PyString> {
+        self.text.clone_ref(py)
+    }
+
+    /// The chunk as a JSON-safe dict (``child_ids`` a list, ``metadata`` a dict).
+    ///
+    /// Returns:
+    ///     One key per attribute: id, text, document_id, index, level, start_char, end_char,
+    ///     start_byte, end_byte, parent_id, child_ids, metadata.
+    ///
+    /// Example:
+    ///     >>> from spanchunk import RecursiveChunker
+    ///     >>> RecursiveChunker(100).chunk("Hello there.")[0].to_dict()["text"]
+    ///     'Hello there.'
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item(intern!(py, "id"), &self.id)?;
+        dict.set_item(intern!(py, "text"), &self.text)?;
+        dict.set_item(intern!(py, "document_id"), &self.document_id)?;
+        dict.set_item(intern!(py, "index"), self.index)?;
+        dict.set_item(intern!(py, "level"), self.level)?;
+        dict.set_item(intern!(py, "start_char"), self.start_char)?;
+        dict.set_item(intern!(py, "end_char"), self.end_char)?;
+        dict.set_item(intern!(py, "start_byte"), self.start_byte)?;
+        dict.set_item(intern!(py, "end_byte"), self.end_byte)?;
+        dict.set_item(intern!(py, "parent_id"), &self.parent_id)?;
+        dict.set_item(intern!(py, "child_ids"), self.child_ids.bind(py).to_list())?;
+        dict.set_item(intern!(py, "metadata"), plain_dict(self.metadata.bind(py))?)?;
+        Ok(dict)
+    }
+
+    /// Pickles as a constructor call; the metadata travels as a plain dict (a
+    /// MappingProxyType does not pickle) and is made read-only again on load.
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
+        let arguments = (
+            &self.id,
+            &self.text,
+            &self.document_id,
+            self.index,
+            self.level,
+            self.start_char,
+            self.end_char,
+            self.start_byte,
+            self.end_byte,
+            &self.parent_id,
+            &self.child_ids,
+            plain_dict(self.metadata.bind(py))?,
+        )
+            .into_pyobject(py)?;
+        Ok((py.get_type::<Self>(), arguments))
+    }
+
+    // Equal when ids, spans and texts are; the hash uses the id and the byte span only.
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, Self>) -> PyResult<bool> {
+        let other = other.get();
+        Ok(self.start_byte == other.start_byte
+            && self.end_byte == other.end_byte
+            && self.start_char == other.start_char
+            && self.end_char == other.end_char
+            && same_str(py, &self.id, &other.id)?
+            && same_str(py, &self.text, &other.text)?)
+    }
+
+    fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
+        (&self.id, self.start_byte, self.end_byte)
+            .into_pyobject(py)?
+            .hash()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        const PREVIEW_CHARS: usize = 40;
+        let text = self.text.bind(py);
+        let preview = if text.len()? <= PREVIEW_CHARS {
+            text.clone().into_any()
+        } else {
+            substring(text, 0, PREVIEW_CHARS - 3)?.add("...")?
+        };
+        Ok(format!(
+            "Chunk(id={}, level={}, index={}, chars={}:{}, text={})",
+            self.id.bind(py).repr()?,
+            self.level,
+            self.index,
+            self.start_char,
+            self.end_char,
+            preview.repr()?
+        ))
+    }
+}
+
+/// One row of a span table, checked.
+struct SpanRow {
+    level: u32,
+    index: usize,
+    parent: i64,
+    start_byte: usize,
+    end_byte: usize,
+    start_char: usize,
+    end_char: usize,
+}
+
+/// The rows of a (n, 7) span table, each checked against the text: non-negative, not
+/// reversed, char spans inside the text.
+fn span_rows(spans: &PyReadonlyArray2<'_, i64>, text_chars: usize) -> PyResult<Vec<SpanRow>> {
+    let view = spans.as_array();
+    if view.ncols() != SPAN_COLUMNS.len() {
+        return Err(PyValueError::new_err(format!(
+            "spans must have shape (n, 7), got {:?}",
+            view.shape()
+        )));
+    }
+    view.rows()
+        .into_iter()
+        .enumerate()
+        .map(|(number, row)| {
+            let bad = |reason: &str| {
+                PyValueError::new_err(format!("spans row {number} {:?}: {reason}", row.to_vec()))
+            };
+            let offset = |column: usize| {
+                usize::try_from(row[column]).map_err(|_| bad("negative offset or index"))
+            };
+            let parsed = SpanRow {
+                level: u32::try_from(row[0]).map_err(|_| bad("level out of range"))?,
+                index: offset(1)?,
+                parent: row[2],
+                start_byte: offset(3)?,
+                end_byte: offset(4)?,
+                start_char: offset(5)?,
+                end_char: offset(6)?,
+            };
+            if parsed.start_byte > parsed.end_byte || parsed.start_char > parsed.end_char {
+                return Err(bad("reversed span"));
+            }
+            if parsed.end_char > text_chars {
+                return Err(bad("char span past the end of the text"));
+            }
+            Ok(parsed)
+        })
+        .collect()
+}
+
+/// The row ranges of each level, top level first: rows must come grouped by level, each
+/// level one below the one before.
+fn level_blocks(rows: &[SpanRow]) -> PyResult<Vec<Range<usize>>> {
+    let mut blocks: Vec<Range<usize>> = Vec::new();
+    for (number, row) in rows.iter().enumerate() {
+        match blocks.last_mut() {
+            Some(block) if rows[block.start].level == row.level => block.end = number + 1,
+            Some(block) if rows[block.start].level != row.level + 1 => {
+                return Err(PyValueError::new_err(format!(
+                    "spans row {number}: level {} follows level {}; rows must be grouped by \
+                     level, top level first, each level one below the one before",
+                    row.level, rows[block.start].level
+                )))
+            }
+            _ => blocks.push(number..number + 1),
+        }
+    }
+    Ok(blocks)
+}
+
+/// The row number of every row's parent (None at the top level): the `parent` column counts
+/// rows of the level above, which must have that many.
+fn parent_rows(rows: &[SpanRow], blocks: &[Range<usize>]) -> PyResult<Vec<Option<usize>>> {
+    let mut parents = vec![None; rows.len()];
+    for (above, block) in blocks.iter().zip(blocks.iter().skip(1)) {
+        for number in block.clone() {
+            let parent = rows[number].parent;
+            let offset = usize::try_from(parent)
+                .ok()
+                .filter(|&offset| offset < above.len())
+                .ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "spans row {number}: parent {parent} is not a row of the level above \
+                         ({} rows)",
+                        above.len()
+                    ))
+                })?;
+            parents[number] = Some(above.start + offset);
+        }
+    }
+    Ok(parents)
+}
+
+/// The children of every row, in row order, as one flat list of row numbers: row `r` has
+/// `children[bounds[r]..bounds[r + 1]]`.
+fn child_rows(parents: &[Option<usize>]) -> (Vec<usize>, Vec<usize>) {
+    let mut bounds = vec![0_usize; parents.len() + 1];
+    for &parent in parents.iter().flatten() {
+        bounds[parent + 1] += 1;
+    }
+    for number in 0..parents.len() {
+        bounds[number + 1] += bounds[number];
+    }
+    let mut next = bounds.clone();
+    let mut children = vec![0_usize; bounds[parents.len()]];
+    for (number, parent) in parents.iter().enumerate() {
+        if let Some(parent) = *parent {
+            children[next[parent]] = number;
+            next[parent] += 1;
+        }
+    }
+    (children, bounds)
+}
+
+/// `Chunk` objects for every row of a document's (n, 7) span table, in row order: ids, texts
+/// sliced from the document str, parent ids and child-id tuples, one shared metadata mapping.
+#[pyfunction]
+fn build_chunks<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    document_id: &Bound<'py, PyString>,
+    fingerprint: &str,
+    metadata: Option<&Bound<'py, PyAny>>,
+    spans: PyReadonlyArray2<'py, i64>,
+) -> PyResult<Bound<'py, PyList>> {
+    let rows = span_rows(&spans, text.len()?)?;
+    let parents = parent_rows(&rows, &level_blocks(&rows)?)?;
+    let (children, bounds) = child_rows(&parents);
+    let document_key = document_id.to_str()?;
+    let id_strings: Vec<String> = py.detach(|| {
+        rows.iter()
+            .map(|row| {
+                ids::chunk_id(
+                    document_key,
+                    fingerprint,
+                    row.level,
+                    row.start_byte as u64,
+                    row.end_byte as u64,
+                )
+            })
+            .collect()
+    });
+    let ids: Vec<Bound<'py, PyString>> =
+        id_strings.iter().map(|id| PyString::new(py, id)).collect();
+    let metadata = frozen_metadata(py, metadata)?;
+    let no_children = PyTuple::empty(py);
+    let mut chunks = Vec::with_capacity(rows.len());
+    for (number, row) in rows.iter().enumerate() {
+        let own_children = &children[bounds[number]..bounds[number + 1]];
+        let child_ids = if own_children.is_empty() {
+            no_children.clone()
+        } else {
+            PyTuple::new(py, own_children.iter().map(|&child| &ids[child]))?
+        };
+        let chunk = PyChunk {
+            id: ids[number].clone().unbind(),
+            text: substring(text, row.start_char, row.end_char)?.unbind(),
+            document_id: document_id.clone().unbind(),
+            index: row.index,
+            level: row.level as usize,
+            start_char: row.start_char,
+            end_char: row.end_char,
+            start_byte: row.start_byte,
+            end_byte: row.end_byte,
+            parent_id: parents[number].map(|parent| ids[parent].clone().unbind()),
+            child_ids: child_ids.unbind(),
+            metadata: metadata.clone().unbind(),
+        };
+        chunks.push(Bound::new(py, chunk)?);
+    }
+    PyList::new(py, chunks)
+}
+
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add("SPAN_COLUMNS", PyTuple::new(module.py(), SPAN_COLUMNS)?)?;
     module.add_class::<PySplitter>()?;
+    module.add_class::<PyChunk>()?;
+    module.add_function(wrap_pyfunction!(build_chunks, module)?)?;
     module.add_function(wrap_pyfunction!(py_default_separators, module)?)?;
     module.add_function(wrap_pyfunction!(tree_spans, module)?)?;
     module.add_function(wrap_pyfunction!(tree_spans_many, module)?)?;

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::error::ChunkError;
 use crate::span::{CharCursor, Span};
-use crate::split::Splitter;
+use crate::split::{Atom, Splitter};
 
 /// Columns of a [`SpanTable`] row.
 pub const SPAN_COLUMNS: [&str; 7] = [
@@ -70,16 +70,45 @@ pub fn level_spans(
 
 /// Cuts inside parents whose start char offsets are known.
 fn cut_inside(splitter: &Splitter, text: &str, parents: &[Span]) -> Result<LevelSpans, ChunkError> {
+    cut_level(splitter, text, parents, None, None)
+}
+
+/// The atoms a level found, and the atom range of each of its chunks: what the level below
+/// starts from when it shares the level's pieces.
+#[derive(Debug, Default)]
+struct LevelAtoms {
+    atoms: Vec<Atom>,
+    ranges: Vec<(usize, usize)>,
+}
+
+/// Cuts one level inside its parents; starts from the parents' atoms when given (`from`), and
+/// keeps this level's atoms when `keep` is given.
+fn cut_level(
+    splitter: &Splitter,
+    text: &str,
+    parents: &[Span],
+    from: Option<&LevelAtoms>,
+    mut keep: Option<&mut LevelAtoms>,
+) -> Result<LevelSpans, ChunkError> {
     let mut level = LevelSpans::default();
     let mut spans = Vec::new();
     let prepared = splitter.prepare(text);
     for (row, parent) in parents.iter().enumerate() {
         spans.clear();
-        prepared.cut(
+        let atoms = from.map(|above| {
+            let (first, last) = above.ranges[row];
+            &above.atoms[first..=last]
+        });
+        let kept = keep
+            .as_deref_mut()
+            .map(|kept| (&mut kept.atoms, &mut kept.ranges));
+        prepared.cut_with(
             text,
             (parent.start_byte, parent.start_char),
             parent.end_byte,
+            atoms,
             &mut spans,
+            kept,
         )?;
         level.parent.extend(std::iter::repeat_n(row, spans.len()));
         level
@@ -122,8 +151,17 @@ pub fn tree_spans(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkEr
         start_char: 0,
         end_char: 0,
     }];
+    // Atoms of the level above, when this level shares its pieces (see
+    // `Splitter::shares_pieces_with`): the children of a parent start from the parent's
+    // paragraphs instead of searching and measuring the parent's text again.
+    let mut above: Option<LevelAtoms> = None;
     for (depth, splitter) in levels.iter().enumerate() {
-        let level = cut_inside(splitter, text, &parents)?;
+        let shared_below = levels
+            .get(depth + 1)
+            .is_some_and(|lower| lower.shares_pieces_with(splitter));
+        let mut kept = shared_below.then(LevelAtoms::default);
+        let level = cut_level(splitter, text, &parents, above.as_ref(), kept.as_mut())?;
+        above = kept;
         let number = (levels.len() - 1 - depth) as i64;
         table.data.reserve(level.spans.len() * SPAN_COLUMNS.len());
         for (index, ((&(start_byte, end_byte), &(start_char, end_char)), &parent)) in level
