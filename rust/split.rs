@@ -28,6 +28,8 @@
 //!   each: text with no separators (10 MB of CJK) would otherwise allocate an atom per
 //!   grapheme.
 
+use std::cell::RefCell;
+
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -359,6 +361,7 @@ impl Splitter {
         Prepared {
             splitter: self,
             masks,
+            buffers: RefCell::default(),
         }
     }
 
@@ -512,6 +515,9 @@ pub struct Prepared<'s> {
     splitter: &'s Splitter,
     /// Per separator level, the patterns that can occur in the text.
     masks: Vec<u64>,
+    /// Atom and match buffers, reused from one range to the next (a parent's children are
+    /// cut one parent at a time: no allocation per parent).
+    buffers: RefCell<(Vec<Atom>, Vec<(usize, usize)>)>,
 }
 
 impl Prepared<'_> {
@@ -543,7 +549,8 @@ impl Prepared<'_> {
         keep: Option<(&mut Vec<Atom>, &mut Vec<(usize, usize)>)>,
     ) -> Result<(), ChunkError> {
         let splitter = self.splitter;
-        let mut sink = AtomSink::new(splitter, text, &self.masks);
+        let (atoms, matches) = self.buffers.take();
+        let mut sink = AtomSink::new(splitter, text, &self.masks, atoms, matches);
         match from {
             None => splitter.split_piece(text, start.0, end, 0, &mut sink)?,
             Some(atoms) => {
@@ -556,7 +563,7 @@ impl Prepared<'_> {
                 }
             }
         }
-        let atoms = sink.finish();
+        let (atoms, matches) = sink.finish();
         match keep {
             None => merge_atoms(splitter, text, &atoms, start, out, None),
             Some((kept, ranges)) => {
@@ -569,6 +576,7 @@ impl Prepared<'_> {
                 kept.extend_from_slice(&atoms);
             }
         }
+        self.buffers.replace((atoms, matches));
         Ok(())
     }
 }
@@ -648,13 +656,21 @@ pub(crate) struct AtomSink<'t> {
 }
 
 impl<'t> AtomSink<'t> {
-    fn new(splitter: &'t Splitter, text: &'t str, masks: &'t [u64]) -> Self {
+    fn new(
+        splitter: &'t Splitter,
+        text: &'t str,
+        masks: &'t [u64],
+        mut atoms: Vec<Atom>,
+        mut matches: Vec<(usize, usize)>,
+    ) -> Self {
+        atoms.clear();
+        matches.clear();
         Self {
             splitter,
             text,
-            atoms: Vec::new(),
+            atoms,
             pending_blank: None,
-            matches: Vec::new(),
+            matches,
             masks,
         }
     }
@@ -731,8 +747,9 @@ impl<'t> AtomSink<'t> {
         });
     }
 
-    /// The atoms; a small last piece joins the one before it when the result fits.
-    fn finish(mut self) -> Vec<Atom> {
+    /// The atoms (a small last piece joins the one before it when the result fits), and
+    /// the match buffer for reuse.
+    fn finish(mut self) -> (Vec<Atom>, Vec<(usize, usize)>) {
         let min_chunk_size = self.splitter.config.min_chunk_size;
         if self.atoms.len() >= 2 && self.atoms[self.atoms.len() - 1].size < min_chunk_size {
             let last = self.atoms[self.atoms.len() - 1];
@@ -746,7 +763,7 @@ impl<'t> AtomSink<'t> {
                 previous.depth = previous.depth.min(last.depth);
             }
         }
-        self.atoms
+        (self.atoms, self.matches)
     }
 }
 
