@@ -18,7 +18,7 @@
 //!   0.95 -> 1.24 ms); a bit mask per level costs nothing.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use memchr::memmem::Finder;
+use memchr::memmem::{FindIter, Finder};
 
 use crate::error::ChunkError;
 
@@ -76,51 +76,75 @@ impl Searcher {
         }
     }
 
-    /// Appends the (start, end) offsets of every match in `haystack` to `out`, in order,
-    /// searching only the patterns whose bit is set in `enabled` (see [`Searcher::mask`]).
-    pub(crate) fn find_all(&self, haystack: &[u8], enabled: u64, out: &mut Vec<(usize, usize)>) {
+    /// Calls `found(start, end)` for every match in `haystack`, in order, searching only the
+    /// patterns whose bit is set in `enabled` (see [`Searcher::mask`]); true when anything
+    /// matched. Streaming: memory stays flat however many matches a text holds (10 MB of
+    /// newlines is 10 million matches).
+    ///
+    /// # Errors
+    /// The first error `found` returns.
+    pub(crate) fn for_each<E>(
+        &self,
+        haystack: &[u8],
+        enabled: u64,
+        mut found: impl FnMut(usize, usize) -> Result<(), E>,
+    ) -> Result<bool, E> {
+        let mut any = false;
         match self {
-            Self::Automaton(automaton) => out.extend(
-                automaton
-                    .find_iter(haystack)
-                    .map(|found| (found.start(), found.end())),
-            ),
+            Self::Automaton(automaton) => {
+                for matched in automaton.find_iter(haystack) {
+                    any = true;
+                    found(matched.start(), matched.end())?;
+                }
+            }
             Self::Finders(finders) => {
-                let base = out.len();
-                let mut searched = 0;
+                // A k-way merge of one `memmem` iterator per pattern: leftmost first, the
+                // longest at one start, never overlapping (leftmost-longest).
+                let mut iterators: [Option<FindIter<'_, '_>>; MAX_FINDERS] =
+                    std::array::from_fn(|_| None);
+                let mut heads = [usize::MAX; MAX_FINDERS];
                 for (index, finder) in finders.iter().enumerate() {
-                    if enabled & (1 << index) == 0 {
-                        continue;
+                    if enabled & (1 << index) != 0 {
+                        let mut iterator = finder.find_iter(haystack);
+                        heads[index] = iterator.next().unwrap_or(usize::MAX);
+                        iterators[index] = Some(iterator);
                     }
-                    searched += 1;
-                    let length = finder.needle().len();
-                    out.extend(
-                        finder
-                            .find_iter(haystack)
-                            .map(|start| (start, start + length)),
-                    );
                 }
-                if searched <= 1 {
-                    return;
-                }
-                // Leftmost first, the longest at one start, never overlapping: merged in place.
-                let found = &mut out[base..];
-                found.sort_unstable_by(|left, right| {
-                    left.0.cmp(&right.0).then(right.1.cmp(&left.1))
-                });
-                let mut kept = base;
                 let mut after_last = 0;
-                for index in base..out.len() {
-                    let (start, end) = out[index];
+                loop {
+                    let mut best: Option<usize> = None;
+                    for index in 0..finders.len() {
+                        if heads[index] == usize::MAX {
+                            continue;
+                        }
+                        best = match best {
+                            Some(current)
+                                if heads[current] < heads[index]
+                                    || (heads[current] == heads[index]
+                                        && finders[current].needle().len()
+                                            >= finders[index].needle().len()) =>
+                            {
+                                Some(current)
+                            }
+                            _ => Some(index),
+                        };
+                    }
+                    let Some(index) = best else { break };
+                    let start = heads[index];
+                    let end = start + finders[index].needle().len();
+                    heads[index] = iterators[index]
+                        .as_mut()
+                        .and_then(Iterator::next)
+                        .unwrap_or(usize::MAX);
                     if start >= after_last {
-                        out[kept] = (start, end);
-                        kept += 1;
+                        any = true;
                         after_last = end;
+                        found(start, end)?;
                     }
                 }
-                out.truncate(kept);
             }
         }
+        Ok(any)
     }
 }
 
@@ -134,9 +158,14 @@ mod tests {
             .map(|pattern| (*pattern).to_owned())
             .collect();
         let searcher = Searcher::new(&owned).unwrap();
-        let mut out = vec![(99, 99)];
-        searcher.find_all(haystack.as_bytes(), u64::MAX, &mut out);
-        assert_eq!(out.remove(0), (99, 99), "what was in the buffer stays");
+        let mut out = Vec::new();
+        let any = searcher
+            .for_each(haystack.as_bytes(), u64::MAX, |start, end| {
+                out.push((start, end));
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        assert_eq!(any, !out.is_empty());
         // Same answer as the automaton.
         let automaton = AhoCorasickBuilder::new()
             .match_kind(MatchKind::LeftmostLongest)

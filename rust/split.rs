@@ -13,7 +13,8 @@
 //!   12.3 / 5.7 / 3.4 ms;
 //! - `bytecount::num_chars` (SIMD) for sizes and offsets: 4.8 / 2.4 / 1.4;
 //! - separator search by `memmem` per pattern, see `search.rs`: 3.0 / 1.4 / 0.96;
-//! - matches kept on one stack for the whole recursion (no allocation per piece); pieces
+//! - matches streamed, never collected (no allocation per piece; flat memory on 10 MB of
+//!   newlines, which holds 10 million matches); pieces
 //!   whose lower bound (bytes / 4 chars) exceeds the size are cut without being measured;
 //!   an ASCII fast path for trimming; char offsets derived from char sizes instead of a
 //!   second counting pass per level (`merge.rs`): 2.6 / 1.3 / 0.89;
@@ -421,37 +422,38 @@ impl Splitter {
                 return Ok(());
             }
         }
-        // Matches live on a stack shared by the whole recursion: no allocation per piece.
-        let base = sink.matches.len();
+        let keep = self.config.keep_separator;
         for (depth, searcher) in self.levels.iter().enumerate().skip(level) {
-            searcher.find_all(content.as_bytes(), sink.masks[depth], &mut sink.matches);
-            let found = sink.matches.len();
-            if found == base {
-                continue;
-            }
             let mut piece_start = content_start;
-            for index in base..found {
-                let (found_start, found_end) = sink.matches[index];
-                let (sep_start, sep_end) = (content_start + found_start, content_start + found_end);
-                let (piece_limit, next_start) = match self.config.keep_separator {
-                    KeepSeparator::End => (sep_end, sep_end),
-                    KeepSeparator::Start => (sep_start, sep_start),
-                    KeepSeparator::None => {
-                        let kept = text[sep_start..sep_end]
-                            .trim_end_matches(is_whitespace)
-                            .len();
-                        (sep_start + kept, sep_end)
+            let any = searcher.for_each(
+                content.as_bytes(),
+                sink.masks[depth],
+                |found_start, found_end| {
+                    let (sep_start, sep_end) =
+                        (content_start + found_start, content_start + found_end);
+                    let (piece_limit, next_start) = match keep {
+                        KeepSeparator::End => (sep_end, sep_end),
+                        KeepSeparator::Start => (sep_start, sep_start),
+                        KeepSeparator::None => {
+                            let kept = text[sep_start..sep_end]
+                                .trim_end_matches(is_whitespace)
+                                .len();
+                            (sep_start + kept, sep_end)
+                        }
+                    };
+                    if piece_limit > piece_start {
+                        self.split_piece(text, piece_start, piece_limit, depth + 1, sink)?;
                     }
-                };
-                if piece_limit > piece_start {
-                    self.split_piece(text, piece_start, piece_limit, depth + 1, sink)?;
-                }
-                piece_start = next_start;
+                    piece_start = next_start;
+                    Ok(())
+                },
+            )?;
+            if !any {
+                continue;
             }
             if content_end > piece_start {
                 self.split_piece(text, piece_start, content_end, depth + 1, sink)?;
             }
-            sink.matches.truncate(base);
             return Ok(());
         }
         self.pack_graphemes(text, content_start, content_end, sink)
@@ -509,15 +511,23 @@ impl Splitter {
     }
 }
 
+/// The atoms a level found, and the first and last atom of each of its chunks: what the
+/// level below starts from when it shares the level's pieces.
+#[derive(Debug, Default)]
+pub(crate) struct LevelAtoms {
+    pub atoms: Vec<Atom>,
+    pub ranges: Vec<(usize, usize)>,
+}
+
 /// A [`Splitter`] readied for one text by [`Splitter::prepare`].
 #[derive(Debug)]
 pub struct Prepared<'s> {
     splitter: &'s Splitter,
     /// Per separator level, the patterns that can occur in the text.
     masks: Vec<u64>,
-    /// Atom and match buffers, reused from one range to the next (a parent's children are
-    /// cut one parent at a time: no allocation per parent).
-    buffers: RefCell<(Vec<Atom>, Vec<(usize, usize)>)>,
+    /// The atom buffer, reused from one range to the next (a parent's children are cut one
+    /// parent at a time: no allocation per parent).
+    buffers: RefCell<Vec<Atom>>,
 }
 
 impl Prepared<'_> {
@@ -546,11 +556,10 @@ impl Prepared<'_> {
         end: usize,
         from: Option<&[Atom]>,
         out: &mut Vec<Span>,
-        keep: Option<(&mut Vec<Atom>, &mut Vec<(usize, usize)>)>,
+        keep: Option<&mut LevelAtoms>,
     ) -> Result<(), ChunkError> {
         let splitter = self.splitter;
-        let (atoms, matches) = self.buffers.take();
-        let mut sink = AtomSink::new(splitter, text, &self.masks, atoms, matches);
+        let mut sink = AtomSink::new(splitter, text, &self.masks, self.buffers.take());
         match from {
             None => splitter.split_piece(text, start.0, end, 0, &mut sink)?,
             Some(atoms) => {
@@ -563,20 +572,20 @@ impl Prepared<'_> {
                 }
             }
         }
-        let (atoms, matches) = sink.finish();
+        let atoms = sink.finish();
         match keep {
             None => merge_atoms(splitter, text, &atoms, start, out, None),
-            Some((kept, ranges)) => {
-                let offset = kept.len();
-                let first_range = ranges.len();
-                merge_atoms(splitter, text, &atoms, start, out, Some(ranges));
-                for range in &mut ranges[first_range..] {
+            Some(kept) => {
+                let offset = kept.atoms.len();
+                let first_range = kept.ranges.len();
+                merge_atoms(splitter, text, &atoms, start, out, Some(&mut kept.ranges));
+                for range in &mut kept.ranges[first_range..] {
                     *range = (range.0 + offset, range.1 + offset);
                 }
-                kept.extend_from_slice(&atoms);
+                kept.atoms.extend_from_slice(&atoms);
             }
         }
-        self.buffers.replace((atoms, matches));
+        self.buffers.replace(atoms);
         Ok(())
     }
 }
@@ -649,28 +658,18 @@ pub(crate) struct AtomSink<'t> {
     atoms: Vec<Atom>,
     /// Start of blank text waiting to be prepended to the next atom (trim off only).
     pending_blank: Option<usize>,
-    /// Separator matches of the pieces being cut, a stack shared by the recursion.
-    matches: Vec<(usize, usize)>,
     /// Per separator level, the patterns that can occur in this text.
     masks: &'t [u64],
 }
 
 impl<'t> AtomSink<'t> {
-    fn new(
-        splitter: &'t Splitter,
-        text: &'t str,
-        masks: &'t [u64],
-        mut atoms: Vec<Atom>,
-        mut matches: Vec<(usize, usize)>,
-    ) -> Self {
+    fn new(splitter: &'t Splitter, text: &'t str, masks: &'t [u64], mut atoms: Vec<Atom>) -> Self {
         atoms.clear();
-        matches.clear();
         Self {
             splitter,
             text,
             atoms,
             pending_blank: None,
-            matches,
             masks,
         }
     }
@@ -747,9 +746,8 @@ impl<'t> AtomSink<'t> {
         });
     }
 
-    /// The atoms (a small last piece joins the one before it when the result fits), and
-    /// the match buffer for reuse.
-    fn finish(mut self) -> (Vec<Atom>, Vec<(usize, usize)>) {
+    /// The atoms; a small last piece joins the one before it when the result fits.
+    fn finish(mut self) -> Vec<Atom> {
         let min_chunk_size = self.splitter.config.min_chunk_size;
         if self.atoms.len() >= 2 && self.atoms[self.atoms.len() - 1].size < min_chunk_size {
             let last = self.atoms[self.atoms.len() - 1];
@@ -763,7 +761,7 @@ impl<'t> AtomSink<'t> {
                 previous.depth = previous.depth.min(last.depth);
             }
         }
-        (self.atoms, self.matches)
+        self.atoms
     }
 }
 

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::error::ChunkError;
 use crate::span::{CharCursor, Span};
-use crate::split::{Atom, Splitter};
+use crate::split::{LevelAtoms, Splitter};
 
 /// Columns of a [`SpanTable`] row.
 pub const SPAN_COLUMNS: [&str; 7] = [
@@ -73,14 +73,6 @@ fn cut_inside(splitter: &Splitter, text: &str, parents: &[Span]) -> Result<Level
     cut_level(splitter, text, parents, None, None)
 }
 
-/// The atoms a level found, and the atom range of each of its chunks: what the level below
-/// starts from when it shares the level's pieces.
-#[derive(Debug, Default)]
-struct LevelAtoms {
-    atoms: Vec<Atom>,
-    ranges: Vec<(usize, usize)>,
-}
-
 /// Cuts one level inside its parents; starts from the parents' atoms when given (`from`), and
 /// keeps this level's atoms when `keep` is given.
 fn cut_level(
@@ -99,16 +91,13 @@ fn cut_level(
             let (first, last) = above.ranges[row];
             &above.atoms[first..=last]
         });
-        let kept = keep
-            .as_deref_mut()
-            .map(|kept| (&mut kept.atoms, &mut kept.ranges));
         prepared.cut_with(
             text,
             (parent.start_byte, parent.start_char),
             parent.end_byte,
             atoms,
             &mut spans,
-            kept,
+            keep.as_deref_mut(),
         )?;
         level.parent.extend(std::iter::repeat_n(row, spans.len()));
         level
