@@ -1,4 +1,5 @@
-# Signatures of the private Rust extension. Docstrings live in the public Python modules.
+# Signatures of the private Rust extension. Docstrings live in the public Python modules, except
+# Chunk's, which is the `///` comment on PyChunk in rust/py.rs (spanchunk.Chunk is this class).
 #
 # Conventions shared by every function:
 # - offsets are int64, relative to the whole document, byte offsets into text.encode("utf-8"),
@@ -6,7 +7,8 @@
 # - text that cannot be UTF-8 encoded (a lone surrogate) raises UnicodeEncodeError from the
 #   argument conversion; the Python layer turns it into a ValueError with the position;
 # - the GIL is released for every pass over the text.
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -71,6 +73,69 @@ def char_spans_to_bytes(text: str, spans: NDArray[np.int64]) -> NDArray[np.int64
 def chunk_ids(document_id: str, fingerprint: str, spans: NDArray[np.int64]) -> list[str]:
     """16-hex-digit id of every row of a (n, 7) span array: xxh3-64 of (document id, level,
     start_byte, end_byte, fingerprint)."""
+
+@final
+class Chunk:
+    """Frozen: setting an attribute raises AttributeError. Hashable, picklable."""
+
+    def __new__(
+        cls,
+        id: str,
+        text: str,
+        document_id: str,
+        index: int,
+        level: int,
+        start_char: int,
+        end_char: int,
+        start_byte: int,
+        end_byte: int,
+        parent_id: str | None = None,
+        child_ids: Iterable[str] = (),
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Chunk: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def document_id(self) -> str: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def level(self) -> int: ...
+    @property
+    def start_char(self) -> int: ...
+    @property
+    def end_char(self) -> int: ...
+    @property
+    def start_byte(self) -> int: ...
+    @property
+    def end_byte(self) -> int: ...
+    @property
+    def parent_id(self) -> str | None: ...
+    @property
+    def child_ids(self) -> tuple[str, ...]: ...
+    @property
+    def metadata(self) -> Mapping[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __reduce__(self) -> tuple[type[Chunk], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+def build_chunks(
+    text: str,
+    document_id: str,
+    fingerprint: str,
+    metadata: Mapping[str, Any] | None,
+    spans: NDArray[np.int64],
+) -> list[Chunk]:
+    """Chunk objects for every row of a (n, 7) span array (the layout of tree_spans), in row
+    order: ids as chunk_ids gives them, texts sliced from `text`, parent ids and child-id
+    tuples linked through the `parent` column, `metadata` frozen once and shared by every
+    chunk. ValueError when a row is malformed (negative, reversed, past the end of the text,
+    levels out of order, a parent that is not a row of the level above)."""
 
 def text_id(text: str) -> str:
     """16 hex digits: xxh3-64 of the UTF-8 text (the default Document id)."""

@@ -5,8 +5,8 @@ Every chunker is a list of levels, the top level first. A level is either a buil
 ``_core.Splitter`` (the recursive engine, in Rust) or a custom ``Chunker`` (Python
 ``split_spans``). When every level is built in, one core call computes the spans of every
 level of a document; otherwise the levels are cut one at a time, custom levels inside each
-parent's text. Either way the result is the core's (n, 7) span array, which ``Chunk``
-objects are built from in bulk.
+parent's text. Either way the result is the core's (n, 7) span array, which
+``_core.build_chunks`` turns into ``Chunk`` objects, one call per document.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from spanchunk import _core
 from spanchunk._spans import all_built_in, spans_of_pieces, structured, tree_array
-from spanchunk.chunk import Chunk, _build_chunks
+from spanchunk.chunk import Chunk
 from spanchunk.document import Document, _as_document, _text_type_error
 from spanchunk.errors import ChunkingError, SkippedDocumentWarning, _encoding_error
 from spanchunk.registry import ParentRegistry
@@ -520,8 +520,9 @@ class Chunker:
         leaves_only: bool,
     ) -> list[Chunk]:
         """Chunk objects for one document's span array; parents go to the registry."""
-        ids = _core.chunk_ids(document.id, fingerprint, spans)
-        chunks = _build_chunks(document.text, document.id, document._chunk_metadata(), ids, spans)
+        chunks = _core.build_chunks(
+            document.text, document.id, fingerprint, document._chunk_metadata(), spans
+        )
         first_leaf = len(chunks) - int(np.count_nonzero(spans[:, 0] == 0))
         if first_leaf and self._registry is not None:
             self._registry.add(chunks[:first_leaf])
