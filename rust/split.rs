@@ -368,19 +368,16 @@ impl Splitter {
 
     /// Trimmed bounds of `text[start..limit]`; equal bounds mean the region is blank.
     fn trimmed(text: &str, start: usize, limit: usize) -> (usize, usize) {
-        // Most pieces start and end with an ASCII letter or mark: no decoding needed.
-        let bytes = text.as_bytes();
-        if start < limit {
-            let (first, last) = (bytes[start], bytes[limit - 1]);
-            if first.is_ascii()
-                && last.is_ascii()
-                && !is_whitespace(char::from(first))
-                && !is_whitespace(char::from(last))
-            {
+        // Most pieces start and end with a letter or a mark: decode just those two chars.
+        let region = &text[start..limit];
+        let mut chars = region.chars();
+        match (chars.next(), chars.next_back()) {
+            (Some(first), Some(last)) if !is_whitespace(first) && !is_whitespace(last) => {
                 return (start, limit);
             }
+            (Some(first), None) if !is_whitespace(first) => return (start, limit),
+            _ => {}
         }
-        let region = &text[start..limit];
         let head = region.trim_start_matches(is_whitespace);
         let content_start = limit - head.len();
         let content_end = content_start + head.trim_end_matches(is_whitespace).len();

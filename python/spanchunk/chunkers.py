@@ -15,6 +15,7 @@ import asyncio
 import hashlib
 import json
 import warnings
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
@@ -194,6 +195,10 @@ def _nested_settings(chunker: Chunker | None) -> dict[str, Any] | None:
     if chunker is None:
         return None
     return {key: value for key, value in chunker.settings().items() if key != "name"}
+
+
+def _minus_level(chunk: Chunk) -> int:
+    return -chunk.level
 
 
 def _items(values: object, what: str) -> list[object]:
@@ -523,7 +528,9 @@ class Chunker:
         chunks = _core.build_chunks(
             document.text, document.id, fingerprint, document._chunk_metadata(), spans
         )
-        first_leaf = len(chunks) - int(np.count_nonzero(spans[:, 0] == 0))
+        # Rows go level by level, the leaves last: a binary search finds the first leaf
+        # (a numpy count costs more than the whole wrap of a small document).
+        first_leaf = bisect_left(chunks, 0, key=_minus_level)
         if first_leaf and self._registry is not None:
             self._registry.add(chunks[:first_leaf])
         return chunks[first_leaf:] if leaves_only else chunks
