@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::error::ChunkError;
 use crate::span::{CharCursor, Span};
-use crate::split::{LevelAtoms, Splitter};
+use crate::split::{absent_bytes, LevelAtoms, Splitter};
 
 /// Columns of a [`SpanTable`] row.
 pub const SPAN_COLUMNS: [&str; 7] = [
@@ -70,7 +70,8 @@ pub fn level_spans(
 
 /// Cuts inside parents whose start char offsets are known.
 fn cut_inside(splitter: &Splitter, text: &str, parents: &[Span]) -> Result<LevelSpans, ChunkError> {
-    cut_level(splitter, text, parents, None, None)
+    let absent = absent_bytes(text, splitter.rare_bytes());
+    cut_level(splitter, text, &absent, parents, None, None)
 }
 
 /// Cuts one level inside its parents; starts from the parents' atoms when given (`from`), and
@@ -78,13 +79,14 @@ fn cut_inside(splitter: &Splitter, text: &str, parents: &[Span]) -> Result<Level
 fn cut_level(
     splitter: &Splitter,
     text: &str,
+    absent: &[u8],
     parents: &[Span],
     from: Option<&LevelAtoms>,
     mut keep: Option<&mut LevelAtoms>,
 ) -> Result<LevelSpans, ChunkError> {
     let mut level = LevelSpans::default();
     let mut spans = Vec::new();
-    let prepared = splitter.prepare(text);
+    let prepared = splitter.prepare_without(absent);
     for (row, parent) in parents.iter().enumerate() {
         spans.clear();
         let atoms = from.map(|above| {
@@ -144,12 +146,27 @@ pub fn tree_spans(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkEr
     // `Splitter::shares_pieces_with`): the children of a parent start from the parent's
     // paragraphs instead of searching and measuring the parent's text again.
     let mut above: Option<LevelAtoms> = None;
+    // Separator bytes the text lacks, checked once for every level.
+    let mut rare: Vec<u8> = levels
+        .iter()
+        .flat_map(|level| level.rare_bytes().iter().copied())
+        .collect();
+    rare.sort_unstable();
+    rare.dedup();
+    let absent = absent_bytes(text, &rare);
     for (depth, splitter) in levels.iter().enumerate() {
         let shared_below = levels
             .get(depth + 1)
             .is_some_and(|lower| lower.shares_pieces_with(splitter));
         let mut kept = shared_below.then(LevelAtoms::default);
-        let level = cut_level(splitter, text, &parents, above.as_ref(), kept.as_mut())?;
+        let level = cut_level(
+            splitter,
+            text,
+            &absent,
+            &parents,
+            above.as_ref(),
+            kept.as_mut(),
+        )?;
         above = kept;
         let number = (levels.len() - 1 - depth) as i64;
         table.data.reserve(level.spans.len() * SPAN_COLUMNS.len());
