@@ -239,6 +239,9 @@ pub fn tree_spans_many(
     let run = || {
         texts
             .par_iter()
+            // One document per task: documents differ in size by 1000x (a book and a
+            // chapter), and rayon's default halving can leave one core with every book.
+            .with_max_len(1)
             .map(|text| tree_spans(levels, text))
             .collect::<Result<Vec<_>, _>>()
     };
