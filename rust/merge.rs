@@ -13,101 +13,141 @@ use crate::size::count_chars;
 use crate::span::{CharCursor, Span};
 use crate::split::{Atom, KeepSeparator, Splitter};
 
-/// Appends the spans of the chunks packed from `atoms` to `out`. `origin` is a (byte, char)
-/// offset pair at or before the first atom, from which char offsets are counted. With
-/// `ranges`, the first and last atom of every chunk are appended there.
+/// Packs atoms into chunks as they come: the engine feeds it the atoms found so far and it
+/// closes every chunk whose end is certain, so a level never holds more than a few chunks'
+/// worth of atoms (10 MB of "a a a ..." is 5 million atoms).
 ///
 /// With a sizer that counts chars, every atom's size and gap already is its char count, so
 /// char offsets are running sums and the text is not read again; otherwise a cursor counts.
-pub(crate) fn merge_atoms(
-    splitter: &Splitter,
-    text: &str,
-    atoms: &[Atom],
+pub(crate) struct Merger<'t> {
+    splitter: &'t Splitter,
+    text: &'t str,
+    cursor: CharCursor<'t>,
     origin: (usize, usize),
-    out: &mut Vec<Span>,
-    mut ranges: Option<&mut Vec<(usize, usize)>>,
-) {
-    let sizer = splitter.sizer();
-    let additive = sizer.is_additive();
-    let sizes_are_chars = sizer.counts_chars();
-    let chunk_size = splitter.config().chunk_size;
-    let overlap = splitter.config().overlap;
-    let mut cursor = CharCursor::at(text, origin.0, origin.1);
-    let mut index = 0;
-    // Char offset of atoms[index].start (only kept when sizes are chars).
-    let mut next_start_char = match atoms.first() {
-        Some(first) if sizes_are_chars => {
-            origin.1 + count_chars(&text.as_bytes()[origin.0..first.start])
+    /// Char offset of the first pending atom's start (when sizes are chars), once known.
+    next_start_char: Option<usize>,
+    /// Start, size and start char of the overlap carried into the next chunk.
+    carry: Option<(usize, usize, usize)>,
+}
+
+impl<'t> Merger<'t> {
+    /// A merger for a range that starts at the (byte, char) offset pair `origin`.
+    pub(crate) fn new(splitter: &'t Splitter, text: &'t str, origin: (usize, usize)) -> Self {
+        Self {
+            splitter,
+            text,
+            cursor: CharCursor::at(text, origin.0, origin.1),
+            origin,
+            next_start_char: None,
+            carry: None,
         }
-        _ => 0,
-    };
-    // Start, size (and start char) of the overlap carried into the chunk at atoms[index].
-    let mut carry: Option<(usize, usize, usize)> = None;
-    while index < atoms.len() {
-        let first = &atoms[index];
-        let (chunk_start, mut size, chunk_start_char) = match carry {
-            Some((start, carried, start_char)) if additive => {
-                (start, carried + first.lead_gap + first.size, start_char)
-            }
-            Some((start, _, start_char)) => {
-                (start, sizer.size(&text[start..first.end]), start_char)
-            }
-            None => (first.start, first.size, next_start_char),
+    }
+
+    /// Closes the chunks that `atoms` (every atom not yet consumed, in order) determine,
+    /// appending their spans to `out` and, with `ranges`, their first and last atom
+    /// (indices into `atoms`). Unless `done`, the last two atoms are left alone: the last
+    /// may still grow (small pieces join the next one) and the end may join the last to the
+    /// one before. Returns how many atoms are consumed: the caller drops them.
+    pub(crate) fn advance(
+        &mut self,
+        atoms: &[Atom],
+        done: bool,
+        out: &mut Vec<Span>,
+        mut ranges: Option<&mut Vec<(usize, usize)>>,
+    ) -> usize {
+        let splitter = self.splitter;
+        let text = self.text;
+        let sizer = splitter.sizer();
+        let additive = sizer.is_additive();
+        let sizes_are_chars = sizer.counts_chars();
+        let chunk_size = splitter.config().chunk_size;
+        let overlap = splitter.config().overlap;
+        let usable = if done {
+            atoms.len()
+        } else {
+            atoms.len().saturating_sub(2)
         };
-        let mut end_char = next_start_char + first.size;
-        let mut last = index;
-        while let Some(next) = atoms.get(last + 1) {
-            let grown = if additive {
-                size + next.lead_gap + next.size
-            } else {
-                sizer.size(&text[chunk_start..next.end])
+        let mut index = 0;
+        while index < usable {
+            let first = &atoms[index];
+            let next_start_char = match self.next_start_char {
+                Some(offset) => offset,
+                None if sizes_are_chars => {
+                    self.origin.1 + count_chars(&text.as_bytes()[self.origin.0..first.start])
+                }
+                None => 0,
             };
-            if grown > chunk_size {
+            self.next_start_char = Some(next_start_char);
+            let (chunk_start, mut size, chunk_start_char) = match self.carry {
+                Some((start, carried, start_char)) if additive => {
+                    (start, carried + first.lead_gap + first.size, start_char)
+                }
+                Some((start, _, start_char)) => {
+                    (start, sizer.size(&text[start..first.end]), start_char)
+                }
+                None => (first.start, first.size, next_start_char),
+            };
+            let mut end_char = next_start_char + first.size;
+            let mut last = index;
+            let mut closed = false;
+            while last + 1 < usable {
+                let next = &atoms[last + 1];
+                let grown = if additive {
+                    size + next.lead_gap + next.size
+                } else {
+                    sizer.size(&text[chunk_start..next.end])
+                };
+                if grown > chunk_size {
+                    closed = true;
+                    break;
+                }
+                size = grown;
+                end_char += next.lead_gap + next.size;
+                last += 1;
+            }
+            if !closed && !done {
+                // The chunk may still take atoms that have not arrived: keep it open.
                 break;
             }
-            size = grown;
-            end_char += next.lead_gap + next.size;
-            last += 1;
-        }
-        let chunk_end = atoms[last].end;
-        let span = if sizes_are_chars {
-            Span {
-                start_byte: chunk_start,
-                end_byte: chunk_end,
-                start_char: chunk_start_char,
-                end_char,
+            let chunk_end = atoms[last].end;
+            let span = if sizes_are_chars {
+                Span {
+                    start_byte: chunk_start,
+                    end_byte: chunk_end,
+                    start_char: chunk_start_char,
+                    end_char,
+                }
+            } else {
+                let start_char = self.cursor.char_at(chunk_start);
+                Span {
+                    start_byte: chunk_start,
+                    end_byte: chunk_end,
+                    start_char,
+                    end_char: self.cursor.char_at(chunk_end),
+                }
+            };
+            out.push(span);
+            if let Some(ranges) = ranges.as_deref_mut() {
+                ranges.push((index, last));
             }
-        } else {
-            let start_char = cursor.char_at(chunk_start);
-            Span {
-                start_byte: chunk_start,
-                end_byte: chunk_end,
-                start_char,
-                end_char: cursor.char_at(chunk_end),
-            }
-        };
-        out.push(span);
-        if let Some(ranges) = ranges.as_deref_mut() {
-            ranges.push((index, last));
+            index = last + 1;
+            let Some(next) = atoms.get(index) else { break };
+            self.next_start_char = Some(span.end_char + next.lead_gap);
+            self.carry = if overlap > 0 {
+                overlap_start(splitter, text, chunk_start, chunk_end, next).map(|(start, tail)| {
+                    // With char sizes the tail's size is its char count.
+                    let start_char = if sizes_are_chars {
+                        span.end_char - tail
+                    } else {
+                        0
+                    };
+                    (start, tail, start_char)
+                })
+            } else {
+                None
+            };
         }
-        index = last + 1;
-        let Some(next) = atoms.get(index) else { break };
-        if sizes_are_chars {
-            next_start_char = span.end_char + next.lead_gap;
-        }
-        carry = if overlap > 0 {
-            overlap_start(splitter, text, chunk_start, chunk_end, next).map(|(start, tail)| {
-                // With char sizes the tail's size is its char count.
-                let start_char = if sizes_are_chars {
-                    span.end_char - tail
-                } else {
-                    0
-                };
-                (start, tail, start_char)
-            })
-        } else {
-            None
-        };
+        index
     }
 }
 

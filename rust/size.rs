@@ -20,6 +20,11 @@ pub trait Sizer: Debug + Send + Sync {
     fn counts_chars(&self) -> bool {
         false
     }
+    /// True when every ASCII character is exactly one unit (chars and bytes): runs of
+    /// ASCII text are then cut by arithmetic instead of being measured.
+    fn ascii_is_one_unit(&self) -> bool {
+        false
+    }
     /// A cheap lower bound of `size(text)`: a piece whose bound exceeds the chunk size is
     /// cut without being measured. The default, 0, always measures.
     fn lower_bound(&self, text: &str) -> usize {
@@ -75,6 +80,10 @@ impl Sizer for Unit {
 
     fn counts_chars(&self) -> bool {
         *self == Self::Char
+    }
+
+    fn ascii_is_one_unit(&self) -> bool {
+        true
     }
 
     fn lower_bound(&self, text: &str) -> usize {

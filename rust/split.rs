@@ -35,7 +35,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::error::ChunkError;
-use crate::merge::merge_atoms;
+use crate::merge::Merger;
 use crate::search::Searcher;
 use crate::size::{is_whitespace, Sizer, Unit};
 use crate::span::Span;
@@ -410,7 +410,7 @@ impl Splitter {
         start: usize,
         limit: usize,
         level: usize,
-        sink: &mut AtomSink<'_>,
+        sink: &mut AtomSink<'_, '_>,
     ) -> Result<(), ChunkError> {
         let Some((content_start, content_end)) = self.content(text, start, limit) else {
             sink.blank(start, limit);
@@ -469,10 +469,31 @@ impl Splitter {
         text: &str,
         start: usize,
         end: usize,
-        sink: &mut AtomSink<'_>,
+        sink: &mut AtomSink<'_, '_>,
     ) -> Result<(), ChunkError> {
+        let region = &text[start..end];
+        if self.sizer.ascii_is_one_unit()
+            && region.is_ascii()
+            && memchr::memchr(b'\r', region.as_bytes()).is_none()
+        {
+            // ASCII without "\r" (CR LF is the one multi-char ASCII grapheme): every byte is
+            // a grapheme of one unit, so the runs are cut by arithmetic (10 MB of "x": 30 MB/s
+            // through the segmenter, memory speed here).
+            let mut run_start = start;
+            while run_start < end {
+                let run_end = (run_start + self.config.chunk_size).min(end);
+                Run {
+                    start: run_start,
+                    end: run_end,
+                    size: run_end - run_start,
+                }
+                .flush(self, text, sink);
+                run_start = run_end;
+            }
+            return Ok(());
+        }
         let mut run = Run::new(start);
-        for (offset, grapheme) in text[start..end].grapheme_indices(true) {
+        for (offset, grapheme) in region.grapheme_indices(true) {
             let grapheme_start = start + offset;
             let grapheme_size = self.sizer.size(grapheme);
             if grapheme_size <= self.config.chunk_size {
@@ -547,6 +568,10 @@ pub fn absent_bytes(text: &str, candidates: &[u8]) -> Vec<u8> {
 pub(crate) struct LevelAtoms {
     pub atoms: Vec<Atom>,
     pub ranges: Vec<(usize, usize)>,
+    /// Set when keeping the atoms would cost more memory than the text itself (a text of
+    /// tiny pieces, such as millions of words with nothing coarser between them): the level
+    /// below then cuts its parents' text directly.
+    pub abandoned: bool,
 }
 
 /// A [`Splitter`] readied for one text by [`Splitter::prepare`].
@@ -589,7 +614,16 @@ impl Prepared<'_> {
         keep: Option<&mut LevelAtoms>,
     ) -> Result<(), ChunkError> {
         let splitter = self.splitter;
-        let mut sink = AtomSink::new(splitter, text, &self.masks, self.buffers.take());
+        let merger = Merger::new(splitter, text, start);
+        let mut sink = AtomSink::new(
+            splitter,
+            text,
+            &self.masks,
+            self.buffers.take(),
+            merger,
+            out,
+            keep,
+        );
         match from {
             None => splitter.split_piece(text, start.0, end, 0, &mut sink)?,
             Some(atoms) => {
@@ -603,18 +637,6 @@ impl Prepared<'_> {
             }
         }
         let atoms = sink.finish();
-        match keep {
-            None => merge_atoms(splitter, text, &atoms, start, out, None),
-            Some(kept) => {
-                let offset = kept.atoms.len();
-                let first_range = kept.ranges.len();
-                merge_atoms(splitter, text, &atoms, start, out, Some(&mut kept.ranges));
-                for range in &mut kept.ranges[first_range..] {
-                    *range = (range.0 + offset, range.1 + offset);
-                }
-                kept.atoms.extend_from_slice(&atoms);
-            }
-        }
         self.buffers.replace(atoms);
         Ok(())
     }
@@ -640,7 +662,7 @@ impl Run {
         &mut self,
         splitter: &Splitter,
         text: &str,
-        sink: &mut AtomSink<'_>,
+        sink: &mut AtomSink<'_, '_>,
         start: usize,
         end: usize,
         size: usize,
@@ -660,7 +682,7 @@ impl Run {
         }
     }
 
-    fn flush(&mut self, splitter: &Splitter, text: &str, sink: &mut AtomSink<'_>) {
+    fn flush(&mut self, splitter: &Splitter, text: &str, sink: &mut AtomSink<'_, '_>) {
         if self.end == self.start {
             return;
         }
@@ -681,8 +703,10 @@ impl Run {
 }
 
 /// Collects atoms in document order, joining small pieces (`min_chunk_size`) and, without
-/// trim, keeping blank pieces with a neighbour so that chunks keep all the text they can.
-pub(crate) struct AtomSink<'t> {
+/// trim, keeping blank pieces with a neighbour so that chunks keep all the text they can; it
+/// hands them to the [`Merger`] as they come, so only the atoms of the chunks still open are
+/// held.
+pub(crate) struct AtomSink<'t, 'o> {
     splitter: &'t Splitter,
     text: &'t str,
     atoms: Vec<Atom>,
@@ -690,10 +714,26 @@ pub(crate) struct AtomSink<'t> {
     pending_blank: Option<usize>,
     /// Per separator level, the patterns that can occur in this text.
     masks: &'t [u64],
+    merger: Merger<'t>,
+    out: &'o mut Vec<Span>,
+    keep: Option<&'o mut LevelAtoms>,
+    /// Atom count at which the merger is asked to close chunks again.
+    flush_at: usize,
 }
 
-impl<'t> AtomSink<'t> {
-    fn new(splitter: &'t Splitter, text: &'t str, masks: &'t [u64], mut atoms: Vec<Atom>) -> Self {
+/// Atoms held before the merger closes the chunks they determine.
+const FLUSH_AT: usize = 4096;
+
+impl<'t, 'o> AtomSink<'t, 'o> {
+    fn new(
+        splitter: &'t Splitter,
+        text: &'t str,
+        masks: &'t [u64],
+        mut atoms: Vec<Atom>,
+        merger: Merger<'t>,
+        out: &'o mut Vec<Span>,
+        keep: Option<&'o mut LevelAtoms>,
+    ) -> Self {
         atoms.clear();
         Self {
             splitter,
@@ -701,7 +741,41 @@ impl<'t> AtomSink<'t> {
             atoms,
             pending_blank: None,
             masks,
+            merger,
+            out,
+            keep,
+            flush_at: FLUSH_AT,
         }
+    }
+
+    /// Lets the merger close the chunks the atoms so far determine, and drops their atoms
+    /// (moving them to `keep` when the level below wants them).
+    fn flush(&mut self, done: bool) {
+        let consumed = match self.keep.as_deref_mut() {
+            None => self.merger.advance(&self.atoms, done, self.out, None),
+            Some(kept) => {
+                let offset = kept.atoms.len();
+                let first_range = kept.ranges.len();
+                let consumed =
+                    self.merger
+                        .advance(&self.atoms, done, self.out, Some(&mut kept.ranges));
+                for range in &mut kept.ranges[first_range..] {
+                    *range = (range.0 + offset, range.1 + offset);
+                }
+                kept.atoms.extend_from_slice(&self.atoms[..consumed]);
+                if kept.atoms.len() * 64 > self.text.len() + 65_536 {
+                    kept.abandoned = true;
+                    kept.atoms = Vec::new();
+                    kept.ranges = Vec::new();
+                    self.keep = None;
+                }
+                consumed
+            }
+        };
+        self.atoms.drain(..consumed);
+        // A chunk still open over many atoms is not rescanned at every push: wait for as
+        // many new atoms again (linear however large the chunk size).
+        self.flush_at = FLUSH_AT.max(2 * self.atoms.len());
     }
 
     fn size_of(&self, start: usize, end: usize) -> usize {
@@ -774,9 +848,13 @@ impl<'t> AtomSink<'t> {
             lead_gap,
             depth,
         });
+        if self.atoms.len() >= self.flush_at {
+            self.flush(false);
+        }
     }
 
-    /// The atoms; a small last piece joins the one before it when the result fits.
+    /// Closes every chunk (a small last piece joins the one before it when the result
+    /// fits); returns the atom buffer for reuse.
     fn finish(mut self) -> Vec<Atom> {
         let min_chunk_size = self.splitter.config.min_chunk_size;
         if self.atoms.len() >= 2 && self.atoms[self.atoms.len() - 1].size < min_chunk_size {
@@ -791,6 +869,7 @@ impl<'t> AtomSink<'t> {
                 previous.depth = previous.depth.min(last.depth);
             }
         }
+        self.flush(true);
         self.atoms
     }
 }

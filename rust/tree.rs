@@ -164,7 +164,7 @@ pub fn tree_spans(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkEr
             text,
             &absent,
             &parents,
-            above.as_ref(),
+            above.as_ref().filter(|above| !above.abandoned),
             kept.as_mut(),
         )?;
         above = kept;
