@@ -8,6 +8,10 @@
 //! Performance notes: with an additive sizer (chars, bytes) no merged text is ever measured
 //! again: a chunk's size is the running sum of atom sizes and the gaps between them, and the
 //! overlap candidates' sizes are derived from one measurement of the window by subtraction.
+//! Atoms are merged as they come ([`Merger::advance`]) instead of after the whole range is
+//! split: a first version held every atom of the document, 400 MB for 10 MB of "a a a ..."
+//! (5 million one-word atoms, kept twice for the level below); now the peak is 2 MB and
+//! the speed on the corpus is unchanged (within 2%).
 
 use crate::size::count_chars;
 use crate::span::{CharCursor, Span};
