@@ -139,3 +139,67 @@ def test_achunk_runs_concurrently_with_other_tasks() -> None:
     results = asyncio.run(main())
     for document, result in zip(documents, results, strict=True):
         assert records(result) == records(chunker.chunk(document))
+
+
+# ---------------------------------------------------------------- workers=1, 2 and None agree
+
+WORKER_CHOICES = (1, 2, None)
+
+
+def _mixed_batch() -> list[str]:
+    """Short and long texts, blank ones and ones with no separator, so that threads get
+    uneven work and finish out of order."""
+    return [
+        "",
+        "   \n\n  ",
+        "x" * 9000,
+        "Sentence one. Sentence two! " * 700,
+        "漢字かな交じり文。" * 800,
+        "\r\n".join(f"line {n}, \U0001f44d e\u0301" for n in range(900)),
+        "short",
+        *(f"Document {n}. " + "some words here. " * (40 * n) for n in range(12)),
+    ]
+
+
+@pytest.mark.parametrize("name", list(make_chunkers()))
+def test_spans_many_same_for_any_worker_count(name: str) -> None:
+    chunker = make_chunkers()[name]
+    texts = _mixed_batch()
+    results = {workers: chunker.spans_many(texts, workers=workers) for workers in WORKER_CHOICES}
+    reference = [spans.tolist() for spans in results[1]]
+    assert len(reference) == len(texts)
+    for workers in WORKER_CHOICES[1:]:
+        assert [spans.tolist() for spans in results[workers]] == reference, workers
+        assert all(spans.dtype == results[1][0].dtype for spans in results[workers])
+
+
+@pytest.mark.parametrize("name", list(make_chunkers()))
+def test_chunk_many_same_for_any_worker_count(name: str) -> None:
+    texts = _mixed_batch()
+    outputs = {}
+    for workers in WORKER_CHOICES:
+        chunker = make_chunkers()[name]
+        chunks = chunker.chunk_many(texts, workers=workers)
+        parents = sorted(records(getattr(chunker, "parents", [])))
+        outputs[workers] = (records(chunks), parents)
+    assert outputs[1][0]
+    assert outputs[2] == outputs[1]
+    assert outputs[None] == outputs[1]
+
+
+def test_many_same_for_any_worker_count_on_the_corpus(
+    corpus: dict[str, list[tuple[str, str]]],
+) -> None:
+    texts = [text for files in corpus.values() for _, text in files]
+    chunker = ParentChildChunker(parent_size=2000, child_size=400)
+    spans = {workers: chunker.spans_many(texts, workers=workers) for workers in WORKER_CHOICES}
+    reference = [array.tolist() for array in spans[1]]
+    for workers in WORKER_CHOICES[1:]:
+        assert [array.tolist() for array in spans[workers]] == reference, workers
+
+    documents = [Document(text, source=name) for name, text in corpus["markdown-en"]]
+    chunks = {}
+    for workers in WORKER_CHOICES:
+        chunker.clear()
+        chunks[workers] = records(chunker.chunk_many(documents, workers=workers))
+    assert chunks[1] and chunks[2] == chunks[1] and chunks[None] == chunks[1]
