@@ -62,7 +62,18 @@ pub(crate) fn merge_atoms(
             } else {
                 sizer.size(&text[chunk_start..next.end])
             };
-            if grown > chunk_size {
+            if grown > chunk_size
+                || (next.heading > 0
+                    && !crate::markdown::may_join(
+                        splitter,
+                        text,
+                        chunk_start,
+                        size,
+                        first,
+                        index == 0,
+                        next,
+                    ))
+            {
                 break;
             }
             size = grown;

@@ -1,0 +1,324 @@
+//! Markdown structure for the splitting engine: one `CommonMark` parse (`pulldown-cmark`, with
+//! offsets) turns a document into sorted lists of cut positions, which the engine uses as its
+//! coarsest separator levels (see `Splitter::split_piece`), and into the list of headings
+//! that gives every chunk its heading path.
+//!
+//! Structure levels, coarsest first:
+//! - 0 to 5: the starts of the sections of headings h1 to h6 (ATX or setext, at the top level
+//!   of the document; a `#` in a code fence, a block quote or a list is not a section);
+//! - 6 (`BLOCK_LEVEL`): the starts of the top-level blocks (paragraphs, code blocks, tables,
+//!   block quotes, HTML, thematic breaks, front matter) and of the items of top-level lists;
+//! - 7 (`INNER_LEVEL`): the starts of every other block (nested items, paragraphs inside
+//!   items and quotes) and of every table row.
+//!
+//! Every position is moved back to the start of its line, so a cut never separates a list
+//! marker or a `>` from its text; a code block or a table row holds no cut position, so it is
+//! never cut while it fits.
+//!
+//! Merging (`may_join`): a chunk takes the start of a section (a heading) that is not its own
+//! first line only when the chunk began at a heading of the same or a higher level (or at the
+//! start of the range being cut), and only with the whole section: small sibling sections
+//! merge up to the size, but a chunk never ends inside a section it entered, and never runs
+//! from one section into a section of a higher level or of another parent heading.
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+use crate::split::{Atom, Splitter};
+
+/// Heading levels, h1 to h6: structure levels 0 to 5.
+pub const HEADING_LEVELS: usize = 6;
+/// The structure level of top-level blocks.
+pub const BLOCK_LEVEL: usize = 6;
+/// The structure level of nested blocks and table rows.
+pub const INNER_LEVEL: usize = 7;
+/// How many structure levels come before the literal separators.
+pub const STRUCTURE_LEVELS: usize = 8;
+
+/// A heading of the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Heading {
+    /// Byte offset of the start of the heading's (first) line.
+    pub start: usize,
+    /// 1 to 6.
+    pub level: u8,
+    /// The heading as plain text: inline markup removed, line breaks as spaces, trimmed.
+    pub text: String,
+}
+
+/// The structure of one Markdown document.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outline {
+    /// Top-level headings, in document order.
+    pub headings: Vec<Heading>,
+    /// Per structure level, the sorted, distinct byte offsets where a piece may be cut.
+    pub boundaries: [Vec<usize>; STRUCTURE_LEVELS],
+}
+
+fn options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
+        | Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS
+}
+
+fn is_block(tag: &Tag<'_>) -> bool {
+    !matches!(
+        tag,
+        Tag::TableCell
+            | Tag::Emphasis
+            | Tag::Strong
+            | Tag::Strikethrough
+            | Tag::Superscript
+            | Tag::Subscript
+            | Tag::Link { .. }
+            | Tag::Image { .. }
+    )
+}
+
+fn is_block_end(tag: TagEnd) -> bool {
+    !matches!(
+        tag,
+        TagEnd::TableCell
+            | TagEnd::Emphasis
+            | TagEnd::Strong
+            | TagEnd::Strikethrough
+            | TagEnd::Superscript
+            | TagEnd::Subscript
+            | TagEnd::Link
+            | TagEnd::Image
+    )
+}
+
+fn heading_number(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+/// The start of the line holding `offset`.
+fn line_start(bytes: &[u8], offset: usize) -> usize {
+    memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |newline| newline + 1)
+}
+
+impl Outline {
+    /// Parses `text` once.
+    #[must_use]
+    pub fn parse(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let mut outline = Self::default();
+        // Open block tags: true for a list (its items are blocks of the level above).
+        let mut open: Vec<bool> = Vec::new();
+        let mut heading: Option<Heading> = None;
+        for (event, range) in Parser::new_ext(text, options()).into_offset_iter() {
+            match event {
+                Event::Start(tag) if is_block(&tag) => {
+                    let start = line_start(bytes, range.start);
+                    let level = match (&tag, open.as_slice()) {
+                        (Tag::Heading { level, .. }, []) => {
+                            let level = heading_number(*level);
+                            heading = Some(Heading {
+                                start,
+                                level,
+                                text: String::new(),
+                            });
+                            usize::from(level) - 1
+                        }
+                        (_, []) | (Tag::Item, [true]) => BLOCK_LEVEL,
+                        _ => INNER_LEVEL,
+                    };
+                    outline.boundaries[level].push(start);
+                    open.push(matches!(tag, Tag::List(_)));
+                }
+                Event::End(tag) if is_block_end(tag) => {
+                    open.pop();
+                    if let (TagEnd::Heading(_), true) = (tag, open.is_empty()) {
+                        if let Some(mut done) = heading.take() {
+                            done.text.truncate(done.text.trim_end().len());
+                            let blank = done.text.len() - done.text.trim_start().len();
+                            done.text.drain(..blank);
+                            outline.headings.push(done);
+                        }
+                    }
+                }
+                Event::Rule => {
+                    let level = if open.is_empty() {
+                        BLOCK_LEVEL
+                    } else {
+                        INNER_LEVEL
+                    };
+                    outline.boundaries[level].push(line_start(bytes, range.start));
+                }
+                Event::Text(words) | Event::Code(words) => {
+                    if let Some(open_heading) = heading.as_mut() {
+                        open_heading.text.push_str(&words);
+                    }
+                }
+                Event::SoftBreak | Event::HardBreak => {
+                    if let Some(open_heading) = heading.as_mut() {
+                        open_heading.text.push(' ');
+                    }
+                }
+                _ => {}
+            }
+        }
+        for level in &mut outline.boundaries {
+            // Offsets come in document order; moving them to line starts keeps the order.
+            level.dedup();
+        }
+        outline
+    }
+
+    /// For each byte offset in `starts`, the number of headings that begin at or before it:
+    /// the heading path of a chunk starting at offset `o` is [`Outline::path`] of that count.
+    #[must_use]
+    pub fn headings_before(&self, start: usize) -> usize {
+        self.headings
+            .partition_point(|heading| heading.start <= start)
+    }
+
+    /// The rows of the headings that enclose a position after the first `count` headings:
+    /// the last of them, and each heading of a higher level before it, outermost first.
+    #[must_use]
+    pub fn path(&self, count: usize) -> Vec<usize> {
+        let mut path = Vec::new();
+        let mut above = u8::MAX;
+        for row in (0..count).rev() {
+            let level = self.headings[row].level;
+            if level < above {
+                path.push(row);
+                above = level;
+                if level == 1 {
+                    break;
+                }
+            }
+        }
+        path.reverse();
+        path
+    }
+}
+
+/// Marks, on the atoms of one cut, where each section opened by a heading atom ends: the end
+/// byte and the size of the section's atoms, for [`may_join`].
+pub(crate) fn mark_sections(splitter: &Splitter, text: &str, atoms: &mut [Atom]) {
+    let Some(last) = atoms.last() else { return };
+    let range_end = last.end;
+    let additive = splitter.sizer().is_additive();
+    // Running sizes: `before[i]` is the size of atoms[..i] with the gaps between them.
+    let mut next_at_level = [atoms.len(); HEADING_LEVELS + 1];
+    let mut running = 0_usize;
+    let mut before = Vec::with_capacity(if additive { atoms.len() + 1 } else { 0 });
+    if additive {
+        before.push(0);
+        for atom in atoms.iter() {
+            running += atom.lead_gap + atom.size;
+            before.push(running);
+        }
+    }
+    for row in (0..atoms.len()).rev() {
+        let level = usize::from(atoms[row].heading);
+        if level == 0 {
+            continue;
+        }
+        let end_row = next_at_level[1..=level]
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(atoms.len());
+        let section_end = if end_row == atoms.len() {
+            range_end
+        } else {
+            atoms[end_row - 1].end
+        };
+        let atom = &mut atoms[row];
+        atom.section_end = section_end;
+        atom.section_size = if additive {
+            before[end_row] - before[row] - atom.lead_gap
+        } else {
+            splitter.sizer().size(&text[atom.start..section_end])
+        };
+        next_at_level[level] = row;
+    }
+}
+
+/// Whether a chunk of `size` that starts at `chunk_start` with the atom `first` (the first
+/// atom of the range being cut when `range_start`) may take `next`, a heading atom: only when
+/// the chunk began at a heading of the same or a higher level, or at the start of the range,
+/// and only with `next`'s whole section.
+pub(crate) fn may_join(
+    splitter: &Splitter,
+    text: &str,
+    chunk_start: usize,
+    size: usize,
+    first: &Atom,
+    range_start: bool,
+    next: &Atom,
+) -> bool {
+    let start_level = match first.heading {
+        0 if range_start => 0,
+        0 => u8::MAX,
+        level => level,
+    };
+    if start_level > next.heading {
+        return false;
+    }
+    let whole = if splitter.sizer().is_additive() {
+        size + next.lead_gap + next.section_size
+    } else {
+        splitter.sizer().size(&text[chunk_start..next.section_end])
+    };
+    whole <= splitter.config().chunk_size
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(outline: &Outline) -> Vec<(u8, &str)> {
+        outline
+            .headings
+            .iter()
+            .map(|heading| (heading.level, heading.text.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn headings_as_plain_text() {
+        let text = "# One\n\n## The `Result` *Type*\n\nbody\n\nSetext\ntwo\n---\n";
+        let outline = Outline::parse(text);
+        assert_eq!(
+            texts(&outline),
+            [(1, "One"), (2, "The Result Type"), (2, "Setext two")]
+        );
+        assert_eq!(outline.headings[1].start, 7);
+        assert_eq!(outline.boundaries[0], [0]);
+        assert_eq!(outline.boundaries[1], [7, 37]);
+        assert_eq!(outline.boundaries[BLOCK_LEVEL], [31]);
+    }
+
+    #[test]
+    fn no_heading_in_code_quotes_or_front_matter() {
+        let text = "---\ntitle: x\n---\n\n```\n# not\n```\n\n> # quoted\n\n- # item\n";
+        let outline = Outline::parse(text);
+        assert!(outline.headings.is_empty());
+        assert_eq!(outline.boundaries[BLOCK_LEVEL], [0, 18, 33, 45]);
+    }
+
+    #[test]
+    fn paths() {
+        let text = "# A\n## B\n### C\n## D\n#### E\n";
+        let outline = Outline::parse(text);
+        let path = |offset| outline.path(outline.headings_before(offset));
+        assert_eq!(path(0), [0]);
+        assert_eq!(path(10), [0, 1, 2]);
+        assert_eq!(path(16), [0, 3]);
+        assert_eq!(path(text.len()), [0, 3, 4]);
+        assert!(Outline::parse("text").path(0).is_empty());
+    }
+}
