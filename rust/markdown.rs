@@ -108,15 +108,18 @@ fn line_start(bytes: &[u8], offset: usize) -> usize {
 }
 
 impl Outline {
-    /// Parses `text` once.
+    /// Parses `text` once. A leading byte order mark is not text to the parser (so a
+    /// heading on the first line is one); offsets stay those of `text`.
     #[must_use]
     pub fn parse(text: &str) -> Self {
         let bytes = text.as_bytes();
+        let skipped = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let mut outline = Self::default();
         // Open block tags: true for a list (its items are blocks of the level above).
         let mut open: Vec<bool> = Vec::new();
         let mut heading: Option<Heading> = None;
-        for (event, range) in Parser::new_ext(text, options()).into_offset_iter() {
+        for (event, range) in Parser::new_ext(&text[skipped..], options()).into_offset_iter() {
+            let range = range.start + skipped..range.end + skipped;
             match event {
                 Event::Start(tag) if is_block(&tag) => {
                     let start = line_start(bytes, range.start);
@@ -320,5 +323,13 @@ mod tests {
         assert_eq!(path(16), [0, 3]);
         assert_eq!(path(text.len()), [0, 3, 4]);
         assert!(Outline::parse("text").path(0).is_empty());
+    }
+
+    #[test]
+    fn byte_order_mark_before_a_heading() {
+        let outline = Outline::parse("\u{feff}# Title\n\ntext\n");
+        assert_eq!(texts(&outline), [(1, "Title")]);
+        assert_eq!(outline.headings[0].start, 0);
+        assert_eq!(outline.boundaries[BLOCK_LEVEL], [12]);
     }
 }
