@@ -234,6 +234,11 @@ def test_parent_child_with_markdown_parents() -> None:
     ]
     assert chunker.parent_of(children[3]) == parents[1]
     assert isinstance(chunker.parent_chunker, MarkdownChunker)
+    assert isinstance(chunker.child_chunker, MarkdownChunker)  # by default under Markdown
+    plain_children = ParentChildChunker(
+        50, 20, parent_chunker="markdown", child_chunker=RecursiveChunker(20)
+    )
+    assert type(plain_children.child_chunker) is RecursiveChunker
     assert chunker.settings()["parent_chunker"]["type"] == "MarkdownChunker"
 
 

@@ -1043,10 +1043,12 @@ class ParentChildChunker(HierarchicalChunker):
         parent_chunker: A ``Chunker`` that cuts the parents instead of the default
             ``RecursiveChunker(parent_size)`` (a custom strategy included), or
             ``"markdown"`` for ``MarkdownChunker(parent_size)``: parents are heading
-            sections, and every chunk carries ``metadata["headings"]``.
+            sections, and every chunk carries ``metadata["headings"]``. Markdown parents
+            get ``MarkdownChunker(child_size, overlap=child_overlap)`` children by default.
         child_chunker: A ``Chunker`` that cuts each parent into children instead of the
-            default ``RecursiveChunker(child_size, overlap=child_overlap)``, or
-            ``"markdown"`` for ``MarkdownChunker(child_size)``.
+            default ``RecursiveChunker(child_size, overlap=child_overlap)`` (a
+            ``MarkdownChunker`` under Markdown parents), or ``"markdown"`` for
+            ``MarkdownChunker(child_size)``.
         unit: ``"char"`` or ``"byte"``, for the default levels.
         encoding: Reserved for token units; must be None.
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
@@ -1089,11 +1091,14 @@ class ParentChildChunker(HierarchicalChunker):
             _level_setting("parent_chunker", parent_chunker, parent_size, unit),
             _level_setting("child_chunker", child_chunker, child_size, unit),
         )
+        # Markdown parents get Markdown children by default: a code block or a table row
+        # that fits a child is not cut either, and children do not straddle sections.
+        child_type = MarkdownChunker if isinstance(given[0], MarkdownChunker) else RecursiveChunker
         levels = (
             given[0] if given[0] is not None else RecursiveChunker(parent_size, unit=unit),
             given[1]
             if given[1] is not None
-            else RecursiveChunker(child_size, overlap=overlap, unit=unit),
+            else child_type(child_size, overlap=overlap, unit=unit),
         )
         self._overlap = overlap
         self._setup(
