@@ -20,6 +20,15 @@
 //! start of the range being cut), and only with the whole section: small sibling sections
 //! merge up to the size, but a chunk never ends inside a section it entered, and never runs
 //! from one section into a section of a higher level or of another parent heading.
+//!
+//! Performance notes (release build, markdown-en, 1.22 MB, one thread): the parse is most of
+//! the cost. pulldown-cmark's block pass takes 1.7 ms and walking the events (which parses
+//! every paragraph's inlines, needed only for headings; the parser has no block-only mode)
+//! 1.15 ms; its options make no measurable difference. The parse runs once per document for
+//! every level (`tree::tree_spans_outlined`) and the same outline gives the heading paths, so
+//! `ParentChildChunker(2000, 400, parent_chunker="markdown").spans` costs 4.6 ms against
+//! 1.3 ms for plain text. Cut positions are sorted lists searched by bisection per piece:
+//! no pass over the text besides the parse.
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
@@ -54,13 +63,34 @@ pub struct Outline {
     pub boundaries: [Vec<usize>; STRUCTURE_LEVELS],
 }
 
+// Front matter is found by `front_matter`, not by the parser's metadata-block options:
+// pulldown-cmark also takes a `---` block after a thematic break, mid-document, for one.
 fn options() -> Options {
     Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
-        | Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS
+}
+
+/// The length of a front matter block at the start of `text`: a `---` (YAML) or `+++`
+/// (TOML) line, closed by the same line (or `...` for YAML), with its line break; 0 when
+/// there is none.
+fn front_matter(text: &str) -> usize {
+    let mut lines = text.split_inclusive('\n');
+    let Some(first) = lines.next() else { return 0 };
+    let fence = first.trim_end();
+    if fence != "---" && fence != "+++" {
+        return 0;
+    }
+    let mut length = first.len();
+    for line in lines {
+        length += line.len();
+        let closing = line.trim_end();
+        if closing == fence || (fence == "---" && closing == "...") {
+            return length;
+        }
+    }
+    0
 }
 
 fn is_block(tag: &Tag<'_>) -> bool {
@@ -109,12 +139,18 @@ fn line_start(bytes: &[u8], offset: usize) -> usize {
 
 impl Outline {
     /// Parses `text` once. A leading byte order mark is not text to the parser (so a
-    /// heading on the first line is one); offsets stay those of `text`.
+    /// heading on the first line is one), and a leading front matter block is one block,
+    /// not Markdown; offsets stay those of `text`.
     #[must_use]
     pub fn parse(text: &str) -> Self {
         let bytes = text.as_bytes();
-        let skipped = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        let mut skipped = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let mut outline = Self::default();
+        let matter = front_matter(&text[skipped..]);
+        if matter > 0 {
+            outline.boundaries[BLOCK_LEVEL].push(0);
+            skipped += matter;
+        }
         // Open block tags: true for a list (its items are blocks of the level above).
         let mut open: Vec<bool> = Vec::new();
         let mut heading: Option<Heading> = None;
@@ -311,6 +347,13 @@ mod tests {
         let outline = Outline::parse(text);
         assert!(outline.headings.is_empty());
         assert_eq!(outline.boundaries[BLOCK_LEVEL], [0, 18, 33, 45]);
+        // Only at the start: later, `---` lines are a thematic break and a setext underline.
+        let later = Outline::parse("- a\n---\nTitle\n---\n");
+        assert_eq!(texts(&later), [(2, "Title")]);
+        // Unclosed: a thematic break and a paragraph.
+        let unclosed = Outline::parse("---\ntitle: x\n");
+        assert!(unclosed.headings.is_empty());
+        assert_eq!(unclosed.boundaries[BLOCK_LEVEL], [0, 4]);
     }
 
     #[test]
@@ -323,6 +366,42 @@ mod tests {
         assert_eq!(path(16), [0, 3]);
         assert_eq!(path(text.len()), [0, 3, 4]);
         assert!(Outline::parse("text").path(0).is_empty());
+    }
+
+    fn chunks(text: &str, chunk_size: usize) -> Vec<&str> {
+        let mut config = crate::split::SplitterConfig::new(chunk_size);
+        config.structure = crate::split::Structure::Markdown;
+        let splitter = Splitter::new(config, crate::Unit::Char).unwrap();
+        splitter
+            .split(text)
+            .unwrap()
+            .into_iter()
+            .map(|(start, end)| &text[start..end])
+            .collect()
+    }
+
+    #[test]
+    fn sections_then_blocks() {
+        let text = "# A\n\nintro\n\n## B\n\nbee\n\n## C\n\n```\n# x\n\ny\n```\n";
+        assert_eq!(chunks(text, 100), [text.trim_end()]);
+        // Sibling sections merge; the fence (14 chars) stays whole.
+        assert_eq!(
+            chunks(text, 30),
+            ["# A\n\nintro\n\n## B\n\nbee", "## C\n\n```\n# x\n\ny\n```"]
+        );
+        assert_eq!(
+            chunks(text, 14),
+            ["# A\n\nintro", "## B\n\nbee", "## C", "```\n# x\n\ny\n```"]
+        );
+    }
+
+    #[test]
+    fn no_run_from_a_section_tail_into_the_next() {
+        let text = "## A\n\naaaa aaaa.\n\nbbbb.\n\n## B\n\nc.\n";
+        assert_eq!(
+            chunks(text, 20),
+            ["## A\n\naaaa aaaa.", "bbbb.", "## B\n\nc."]
+        );
     }
 
     #[test]

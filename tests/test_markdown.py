@@ -21,6 +21,9 @@ from _contract import (
     parent_child_levels,
     recursive_levels,
 )
+from _strategies import parent_child_settings, recursive_settings, texts
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from spanchunk import (
     Chunk,
@@ -457,3 +460,76 @@ def test_cli_reads_markdown_files_as_markdown(tmp_path: Path) -> None:
             assert by_file[".md"][0]["headings"] == ["Book"]
             parents = [r["text"] for r in by_file[".md"] if r["level"] == 1]
             assert parents[1] == "## One\n\nFirst chapter.\n\n### Detail\n\nFine print."
+
+
+# ------------------------------------------------------------------------------- properties
+
+PROPERTY = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+#: Markdown building blocks, each ending a line.
+MARKDOWN_FRAGMENTS = [
+    "# Top\n",
+    "## Sub `code` *em*\n",
+    "### Deep\n",
+    "#### Four\n##### Five\n###### Six\n",
+    "Setext one\n===\n",
+    "Setext two\n---\n",
+    "\n",
+    "\n\n",
+    "A paragraph with words. And a second sentence, with a clause.\n",
+    "```\n# fenced, not a heading\n\n\ncode\n```\n",
+    "~~~python\nx = 1\n~~~\n",
+    "    indented code\n",
+    "- item\n- item two\n  - nested\n",
+    "1. first\n2. second\n",
+    "> quoted\n> # quoted heading\n",
+    # Closed by a blank line: which lines continue a table is where GFM readers differ.
+    "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\n",
+    "***\n",
+    "<div>\nhtml block\n</div>\n",
+    "[^1]: a footnote\n",
+    "漢字の段落。句読点、そして。\n",
+    "Crlf line\r\n\r\n",
+    "#not-a-heading\n",
+    "  ## indented heading\n",
+]
+_markdown_piece = st.sampled_from(MARKDOWN_FRAGMENTS)
+#: Markdown documents, clean (for comparing parsers: no footnotes, which markdown-it-py's
+#: commonmark preset does not read) and mixed with hostile text.
+clean_markdown = st.lists(
+    st.sampled_from([piece for piece in MARKDOWN_FRAGMENTS if not piece.startswith("[^")]),
+    max_size=30,
+).map("".join)
+hostile_markdown = st.one_of(
+    st.lists(st.one_of(_markdown_piece, _markdown_piece, texts), max_size=30).map("".join),
+    st.builds(lambda body: "---\ntitle: x\n---\n" + body, clean_markdown),
+)
+
+
+@PROPERTY
+@given(text=hostile_markdown, kwargs=recursive_settings())
+def test_markdown_chunker_keeps_the_contract(text: str, kwargs: dict[str, Any]) -> None:
+    chunker = MarkdownChunker(**kwargs)
+    spec = recursive_levels(kwargs["chunk_size"], kwargs["overlap"])
+    check_chunker(chunker, text, spec, kwargs["unit"])
+
+
+@PROPERTY
+@given(text=hostile_markdown, kwargs=parent_child_settings())
+def test_markdown_parents_keep_the_contract(text: str, kwargs: dict[str, Any]) -> None:
+    chunker = ParentChildChunker(**kwargs, parent_chunker="markdown")
+    spec = parent_child_levels(kwargs["parent_size"], kwargs["child_size"], kwargs["child_overlap"])
+    tree = check_chunker(chunker, text, spec, kwargs["unit"])
+    assert all("headings" in chunk.metadata for chunk in tree)
+
+
+@PROPERTY
+@given(text=clean_markdown, size=st.integers(1, 200))
+def test_heading_paths_match_an_independent_parser_on_generated_documents(
+    text: str, size: int
+) -> None:
+    check_heading_paths(text, MarkdownChunker(size).chunk(text))
