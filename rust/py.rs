@@ -206,6 +206,17 @@ fn tree_spans<'py>(
     table_to_numpy(py, table)
 }
 
+/// A `workers` argument: None (every core) or a positive count.
+fn worker_count(workers: Option<i64>) -> PyResult<Option<usize>> {
+    match workers {
+        None => Ok(None),
+        Some(count) if count >= 1 => Ok(Some(non_negative("workers", count)?)),
+        Some(count) => Err(PyValueError::new_err(format!(
+            "workers must be >= 1 or None, got {count}: pass None to use every core"
+        ))),
+    }
+}
+
 /// tree_spans of many documents on `workers` threads.
 #[pyfunction]
 #[pyo3(signature = (levels, texts, workers = None))]
@@ -216,15 +227,7 @@ fn tree_spans_many<'py>(
     workers: Option<i64>,
 ) -> PyResult<Vec<Bound<'py, PyArray2<i64>>>> {
     let owned = splitters(&levels);
-    let workers = match workers {
-        None => None,
-        Some(count) if count >= 1 => Some(non_negative("workers", count)?),
-        Some(count) => {
-            return Err(PyValueError::new_err(format!(
-                "workers must be >= 1 or None, got {count}: pass None to use every core"
-            )))
-        }
-    };
+    let workers = worker_count(workers)?;
     let tables = py.detach(|| {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
         let texts: Vec<&str> = texts.iter().map(|text| &**text).collect();
@@ -975,15 +978,7 @@ fn markdown_tree_spans_many<'py>(
     workers: Option<i64>,
 ) -> PyResult<Vec<MarkdownTable<'py>>> {
     let owned = splitters(&levels);
-    let workers = match workers {
-        None => None,
-        Some(count) if count >= 1 => Some(non_negative("workers", count)?),
-        Some(count) => {
-            return Err(PyValueError::new_err(format!(
-                "workers must be >= 1 or None, got {count}: pass None to use every core"
-            )))
-        }
-    };
+    let workers = worker_count(workers)?;
     let results = py.detach(|| {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
         let texts: Vec<&str> = texts.iter().map(|text| &**text).collect();

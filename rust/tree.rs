@@ -263,26 +263,8 @@ pub fn tree_spans_many(
     texts: &[&str],
     workers: Option<usize>,
 ) -> Result<Vec<SpanTable>, ChunkError> {
-    check_levels(levels)?;
-    let run = || {
-        texts
-            .par_iter()
-            .map(|text| tree_spans(levels, text))
-            .collect::<Result<Vec<_>, _>>()
-    };
-    match workers {
-        None => run(),
-        Some(threads) => rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build()
-            .map_err(|error| {
-                ChunkError::setting(
-                    "workers",
-                    format!("cannot start {threads} worker threads: {error}"),
-                )
-            })?
-            .install(run),
-    }
+    let tables = tree_spans_outlined_many(levels, texts, workers)?;
+    Ok(tables.into_iter().map(|(table, _)| table).collect())
 }
 
 /// [`tree_spans_outlined`] for many texts on a pool of `workers` threads (`None`: all cores),
