@@ -9,6 +9,7 @@
 
 pub mod error;
 pub mod ids;
+pub mod markdown;
 pub mod merge;
 mod search;
 pub mod size;
@@ -21,5 +22,5 @@ mod py;
 
 pub use error::ChunkError;
 pub use size::{Sizer, Unit};
-pub use split::{KeepSeparator, Splitter, SplitterConfig};
+pub use split::{KeepSeparator, Splitter, SplitterConfig, Structure};
 pub use tree::{tree_spans, LevelSpans, SpanTable};

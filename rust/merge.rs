@@ -32,6 +32,8 @@ pub(crate) struct Merger<'t> {
     next_start_char: Option<usize>,
     /// Start, size and start char of the overlap carried into the next chunk.
     carry: Option<(usize, usize, usize)>,
+    /// Atoms consumed by earlier calls (0: the next atom is the first of the range).
+    consumed: usize,
 }
 
 impl<'t> Merger<'t> {
@@ -44,6 +46,7 @@ impl<'t> Merger<'t> {
             origin,
             next_start_char: None,
             carry: None,
+            consumed: 0,
         }
     }
 
@@ -52,6 +55,8 @@ impl<'t> Merger<'t> {
     /// (indices into `atoms`). Unless `done`, the last two atoms are left alone: the last
     /// may still grow (small pieces join the next one) and the end may join the last to the
     /// one before. Returns how many atoms are consumed: the caller drops them.
+    // One greedy loop: splitting it would thread its six running values through helpers.
+    #[allow(clippy::too_many_lines)]
     pub(crate) fn advance(
         &mut self,
         atoms: &[Atom],
@@ -101,7 +106,18 @@ impl<'t> Merger<'t> {
                 } else {
                     sizer.size(&text[chunk_start..next.end])
                 };
-                if grown > chunk_size {
+                if grown > chunk_size
+                    || (next.heading > 0
+                        && !crate::markdown::may_join(
+                            splitter,
+                            text,
+                            chunk_start,
+                            size,
+                            first,
+                            self.consumed + index == 0,
+                            next,
+                        ))
+                {
                     closed = true;
                     break;
                 }
@@ -151,6 +167,7 @@ impl<'t> Merger<'t> {
                 None
             };
         }
+        self.consumed += index;
         index
     }
 }

@@ -25,8 +25,9 @@ use pyo3::{ffi, intern};
 
 use crate::error::ChunkError;
 use crate::ids;
+use crate::markdown::Outline;
 use crate::span::{char_to_byte, CharCursor};
-use crate::split::{default_separators, KeepSeparator, Splitter, SplitterConfig};
+use crate::split::{default_separators, KeepSeparator, Splitter, SplitterConfig, Structure};
 use crate::tree::{self, SpanTable, SPAN_COLUMNS};
 use crate::Unit;
 
@@ -78,7 +79,7 @@ pub struct PySplitter {
 #[pymethods]
 impl PySplitter {
     #[new]
-    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char"))]
+    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None))]
     fn new(
         chunk_size: i64,
         overlap: i64,
@@ -87,6 +88,7 @@ impl PySplitter {
         keep_separator: &str,
         trim: bool,
         unit: &str,
+        structure: Option<&str>,
     ) -> PyResult<Self> {
         let config = SplitterConfig {
             chunk_size: non_negative("chunk_size", chunk_size)?,
@@ -95,6 +97,7 @@ impl PySplitter {
             separators: separators.unwrap_or_else(default_separators),
             keep_separator: KeepSeparator::parse(keep_separator)?,
             trim,
+            structure: Structure::parse(structure)?,
         };
         let splitter = Splitter::new(config, Unit::parse(unit)?)?;
         Ok(Self {
@@ -130,6 +133,11 @@ impl PySplitter {
     #[getter]
     fn trim(&self) -> bool {
         self.inner.config().trim
+    }
+
+    #[getter]
+    fn structure(&self) -> Option<&'static str> {
+        self.inner.config().structure.name()
     }
 
     #[getter]
@@ -198,6 +206,17 @@ fn tree_spans<'py>(
     table_to_numpy(py, table)
 }
 
+/// A `workers` argument: None (every core) or a positive count.
+fn worker_count(workers: Option<i64>) -> PyResult<Option<usize>> {
+    match workers {
+        None => Ok(None),
+        Some(count) if count >= 1 => Ok(Some(non_negative("workers", count)?)),
+        Some(count) => Err(PyValueError::new_err(format!(
+            "workers must be >= 1 or None, got {count}: pass None to use every core"
+        ))),
+    }
+}
+
 /// tree_spans of many documents on `workers` threads.
 #[pyfunction]
 #[pyo3(signature = (levels, texts, workers = None))]
@@ -208,15 +227,7 @@ fn tree_spans_many<'py>(
     workers: Option<i64>,
 ) -> PyResult<Vec<Bound<'py, PyArray2<i64>>>> {
     let owned = splitters(&levels);
-    let workers = match workers {
-        None => None,
-        Some(count) if count >= 1 => Some(non_negative("workers", count)?),
-        Some(count) => {
-            return Err(PyValueError::new_err(format!(
-                "workers must be >= 1 or None, got {count}: pass None to use every core"
-            )))
-        }
-    };
+    let workers = worker_count(workers)?;
     let tables = py.detach(|| {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
         let texts: Vec<&str> = texts.iter().map(|text| &**text).collect();
@@ -789,8 +800,11 @@ fn child_rows(parents: &[Option<usize>]) -> (Vec<usize>, Vec<usize>) {
 }
 
 /// `Chunk` objects for every row of a document's (n, 7) span table, in row order: ids, texts
-/// sliced from the document str, parent ids and child-id tuples, one shared metadata mapping.
+/// sliced from the document str, parent ids and child-id tuples, one shared metadata mapping;
+/// with a Markdown `outline`, one mapping per heading path, holding the document's metadata
+/// and `"headings"`, shared by the chunks with that path.
 #[pyfunction]
+#[pyo3(signature = (text, document_id, fingerprint, metadata, spans, outline = None))]
 fn build_chunks<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
@@ -798,6 +812,7 @@ fn build_chunks<'py>(
     fingerprint: &str,
     metadata: Option<&Bound<'py, PyAny>>,
     spans: PyReadonlyArray2<'py, i64>,
+    outline: Option<&Bound<'py, PyOutline>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let rows = span_rows(&spans, text.len()?)?;
     let parents = parent_rows(&rows, &level_blocks(&rows)?)?;
@@ -819,6 +834,7 @@ fn build_chunks<'py>(
     let ids: Vec<Bound<'py, PyString>> =
         id_strings.iter().map(|id| PyString::new(py, id)).collect();
     let metadata = frozen_metadata(py, metadata)?;
+    let mut paths = outline.map(|outline| HeadingPaths::new(outline.get(), &metadata));
     let no_children = PyTuple::empty(py);
     let mut chunks = Vec::with_capacity(rows.len());
     for (number, row) in rows.iter().enumerate() {
@@ -840,12 +856,147 @@ fn build_chunks<'py>(
             end_byte: row.end_byte,
             parent_id: parents[number].map(|parent| ids[parent].clone().unbind()),
             child_ids: child_ids.unbind(),
-            metadata: metadata.clone().unbind(),
+            metadata: match paths.as_mut() {
+                None => metadata.clone().unbind(),
+                Some(paths) => paths.metadata(py, row.start_byte)?.unbind(),
+            },
         };
         chunks.push(Bound::new(py, chunk)?);
     }
     PyList::new(py, chunks)
 }
+
+// ---------------------------------------------------------------------------------- markdown
+
+/// The Markdown structure of one document (its headings and cut positions), parsed once in
+/// the core: what `markdown_tree_spans` returns with the spans, for `build_chunks`.
+#[pyclass(frozen, name = "Outline", module = "spanchunk._core")]
+pub struct PyOutline {
+    inner: Outline,
+}
+
+#[pymethods]
+impl PyOutline {
+    #[new]
+    fn new(py: Python<'_>, text: PyBackedStr) -> Self {
+        Self {
+            inner: py.detach(|| Outline::parse(&text)),
+        }
+    }
+
+    /// (start_byte, level, plain text) of every top-level heading, in document order.
+    #[getter]
+    fn headings(&self) -> Vec<(usize, u8, String)> {
+        self.inner
+            .headings
+            .iter()
+            .map(|heading| (heading.start, heading.level, heading.text.clone()))
+            .collect()
+    }
+
+    /// The heading path (plain texts, outermost first) of a chunk starting at `start_byte`.
+    fn path(&self, start_byte: usize) -> Vec<String> {
+        let outline = &self.inner;
+        outline
+            .path(outline.headings_before(start_byte))
+            .into_iter()
+            .map(|row| outline.headings[row].text.clone())
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Outline(headings={})", self.inner.headings.len())
+    }
+}
+
+/// Per heading path, the read-only metadata of its chunks: the document's metadata and
+/// `"headings"`, built once per path.
+struct HeadingPaths<'a, 'py> {
+    outline: &'a Outline,
+    base: &'a Bound<'py, PyAny>,
+    /// By the number of headings before a chunk's start.
+    built: Vec<Option<Bound<'py, PyAny>>>,
+    texts: Vec<Option<Bound<'py, PyString>>>,
+}
+
+impl<'a, 'py> HeadingPaths<'a, 'py> {
+    fn new(outline: &'a PyOutline, base: &'a Bound<'py, PyAny>) -> Self {
+        let count = outline.inner.headings.len();
+        Self {
+            outline: &outline.inner,
+            base,
+            built: vec![None; count + 1],
+            texts: vec![None; count],
+        }
+    }
+
+    fn metadata(&mut self, py: Python<'py>, start_byte: usize) -> PyResult<Bound<'py, PyAny>> {
+        let count = self.outline.headings_before(start_byte);
+        if let Some(built) = &self.built[count] {
+            return Ok(built.clone());
+        }
+        let mut names = Vec::new();
+        for row in self.outline.path(count) {
+            let name = self.texts[row]
+                .get_or_insert_with(|| PyString::new(py, &self.outline.headings[row].text));
+            names.push(name.clone());
+        }
+        let dict = plain_dict(self.base)?;
+        dict.set_item(intern!(py, "headings"), PyTuple::new(py, names)?)?;
+        let proxy_type = MAPPING_PROXY_TYPE.import(py, "types", "MappingProxyType")?;
+        let built = proxy_type.call1((dict,))?;
+        self.built[count] = Some(built.clone());
+        Ok(built)
+    }
+}
+
+/// tree_spans of a document, and its Markdown outline (None when no level is Markdown).
+#[pyfunction]
+fn markdown_tree_spans<'py>(
+    py: Python<'py>,
+    levels: Vec<Bound<'py, PySplitter>>,
+    text: PyBackedStr,
+) -> PyResult<MarkdownTable<'py>> {
+    let owned = splitters(&levels);
+    let (table, outline) = py.detach(|| {
+        let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
+        tree::tree_spans_outlined(&borrowed, &text)
+    })?;
+    let outline = outline
+        .map(|inner| Bound::new(py, PyOutline { inner }))
+        .transpose()?;
+    Ok((table_to_numpy(py, table)?, outline))
+}
+
+/// markdown_tree_spans of many documents on `workers` threads.
+#[pyfunction]
+#[pyo3(signature = (levels, texts, workers = None))]
+fn markdown_tree_spans_many<'py>(
+    py: Python<'py>,
+    levels: Vec<Bound<'py, PySplitter>>,
+    texts: Vec<PyBackedStr>,
+    workers: Option<i64>,
+) -> PyResult<Vec<MarkdownTable<'py>>> {
+    let owned = splitters(&levels);
+    let workers = worker_count(workers)?;
+    let results = py.detach(|| {
+        let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
+        let texts: Vec<&str> = texts.iter().map(|text| &**text).collect();
+        tree::tree_spans_outlined_many(&borrowed, &texts, workers)
+    })?;
+    results
+        .into_iter()
+        .map(|(table, outline)| {
+            let outline = outline
+                .map(|inner| Bound::new(py, PyOutline { inner }))
+                .transpose()?;
+            Ok((table_to_numpy(py, table)?, outline))
+        })
+        .collect()
+}
+
+/// A document's span table and its outline.
+type MarkdownTable<'py> = (Bound<'py, PyArray2<i64>>, Option<Bound<'py, PyOutline>>);
 
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -853,6 +1004,9 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("SPAN_COLUMNS", PyTuple::new(module.py(), SPAN_COLUMNS)?)?;
     module.add_class::<PySplitter>()?;
     module.add_class::<PyChunk>()?;
+    module.add_class::<PyOutline>()?;
+    module.add_function(wrap_pyfunction!(markdown_tree_spans, module)?)?;
+    module.add_function(wrap_pyfunction!(markdown_tree_spans_many, module)?)?;
     module.add_function(wrap_pyfunction!(build_chunks, module)?)?;
     module.add_function(wrap_pyfunction!(py_default_separators, module)?)?;
     module.add_function(wrap_pyfunction!(tree_spans, module)?)?;

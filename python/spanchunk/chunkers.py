@@ -33,7 +33,13 @@ from spanchunk.registry import ParentRegistry
 if TYPE_CHECKING:
     from spanchunk._spans import Level
 
-__all__ = ["Chunker", "HierarchicalChunker", "ParentChildChunker", "RecursiveChunker"]
+__all__ = [
+    "Chunker",
+    "HierarchicalChunker",
+    "MarkdownChunker",
+    "ParentChildChunker",
+    "RecursiveChunker",
+]
 
 Documents = Document | str | Iterable[Document | str]
 """What ``chunk`` accepts: one document or text, or an iterable of them."""
@@ -162,13 +168,43 @@ def _workers_setting(workers: object) -> int | None:
     return count
 
 
-def _chunker_setting(name: str, value: object) -> Chunker | None:
+def _level_setting(name: str, value: object, size: int, unit: str) -> Chunker | None:
+    """A level's chunker: a Chunker, None (the default), or "markdown" (a MarkdownChunker of
+    the level's size) or "text" (the default)."""
+    if value == "markdown":
+        return MarkdownChunker(size, unit=unit)  # type: ignore[arg-type]
+    if value == "text":
+        return None
     if value is None or isinstance(value, Chunker):
         return value
     raise TypeError(
-        f"{name} must be a spanchunk.Chunker (e.g. RecursiveChunker(...)) or None, "
-        f"not {type(value).__name__}"
+        f"{name} must be a spanchunk.Chunker (e.g. RecursiveChunker(...)), 'markdown', "
+        f"'text' or None, not {type(value).__name__}"
     )
+
+
+def _is_markdown(levels: Sequence[Level]) -> bool:
+    """Whether a level cuts Markdown (its chunks then carry their heading paths)."""
+    return any(
+        isinstance(level, MarkdownChunker)
+        or (isinstance(level, _core.Splitter) and level.structure == "markdown")
+        for level in levels
+    )
+
+
+def _spans_and_outline(
+    levels: Sequence[Level], text: str
+) -> tuple[NDArray[np.int64], _core.Outline | None]:
+    """The (n, 7) spans of ``text`` and, when a level cuts Markdown, its outline (the
+    headings), both from one parse of the document."""
+    if not _is_markdown(levels):
+        return tree_array(levels, text), None
+    if all_built_in(levels):
+        try:
+            return _core.markdown_tree_spans(levels, text)
+        except UnicodeEncodeError as error:
+            raise _encoding_error(error) from None
+    return tree_array(levels, text), _core.Outline(text)
 
 
 def _type_name(chunker: object, built_in: type) -> str:
@@ -411,21 +447,31 @@ class Chunker:
         if all_built_in(levels):
             texts = [document.text for _, document in accepted]
             try:
-                arrays = _core.tree_spans_many(levels, texts, worker_count)
+                if _is_markdown(levels):
+                    results = _core.markdown_tree_spans_many(levels, texts, worker_count)
+                else:
+                    results = [
+                        (spans, None)
+                        for spans in _core.tree_spans_many(levels, texts, worker_count)
+                    ]
             except UnicodeEncodeError as error:  # pragma: no cover - validated above
                 raise _encoding_error(error) from None
-            for (_, document), spans in zip(accepted, arrays, strict=True):
-                chunks.extend(self._wrap(document, spans, fingerprint, leaves_only=True))
+            for (_, document), (spans, outline) in zip(accepted, results, strict=True):
+                chunks.extend(
+                    self._wrap(document, spans, fingerprint, leaves_only=True, outline=outline)
+                )
             return chunks
         for position, document in accepted:
             try:
-                spans = tree_array(levels, document.text)
+                spans, outline = _spans_and_outline(levels, document.text)
             except (ChunkingError, TypeError, ValueError) as error:
                 if errors == "raise":
                     raise
                 _skip(position, error)
                 continue
-            chunks.extend(self._wrap(document, spans, fingerprint, leaves_only=True))
+            chunks.extend(
+                self._wrap(document, spans, fingerprint, leaves_only=True, outline=outline)
+            )
         return chunks
 
     def spans(self, text: str | Document) -> NDArray[np.void]:
@@ -512,8 +558,10 @@ class Chunker:
         fingerprint = self.fingerprint()
         chunks: list[Chunk] = []
         for document in documents:
-            spans = tree_array(levels, document.text)
-            chunks.extend(self._wrap(document, spans, fingerprint, leaves_only=leaves_only))
+            spans, outline = _spans_and_outline(levels, document.text)
+            chunks.extend(
+                self._wrap(document, spans, fingerprint, leaves_only=leaves_only, outline=outline)
+            )
         return chunks
 
     def _wrap(
@@ -523,10 +571,12 @@ class Chunker:
         fingerprint: str,
         *,
         leaves_only: bool,
+        outline: _core.Outline | None = None,
     ) -> list[Chunk]:
-        """Chunk objects for one document's span array; parents go to the registry."""
+        """Chunk objects for one document's span array; parents go to the registry. With a
+        Markdown ``outline``, every chunk's metadata holds its heading path."""
         chunks = _core.build_chunks(
-            document.text, document.id, fingerprint, document._chunk_metadata(), spans
+            document.text, document.id, fingerprint, document._chunk_metadata(), spans, outline
         )
         # Rows go level by level, the leaves last: a binary search finds the first leaf
         # (a numpy count costs more than the whole wrap of a small document).
@@ -616,6 +666,8 @@ class RecursiveChunker(_BuiltInChunker):
     """
 
     _TRANSIENT: ClassVar[tuple[str, ...]] = ("_splitter",)
+    # The document structure the core cuts at before the separators (None: plain text).
+    _STRUCTURE: ClassVar[str | None] = None
 
     # Positional settings mirror the documented signature (RecursiveChunker(512, 50)).
     def __init__(  # noqa: PLR0917
@@ -667,6 +719,7 @@ class RecursiveChunker(_BuiltInChunker):
                 keep_separator=self._core_keep_separator,
                 trim=self._trim,
                 unit=self._unit,
+                structure=self._STRUCTURE,
             )
         except UnicodeEncodeError as error:
             raise _encoding_error(error, "a separator") from None
@@ -771,9 +824,10 @@ class HierarchicalChunker(_BuiltInChunker):
             would repeat the same text.
         unit: ``"char"`` or ``"byte"``, for every default level.
         encoding: Reserved for token units; must be None.
-        chunkers: None, or one item per size: None (a ``RecursiveChunker`` of that size) or
-            a ``Chunker`` that cuts that level instead (a custom strategy included). A
-            built-in chunker above the leaves must have no overlap.
+        chunkers: None, or one item per size: None (a ``RecursiveChunker`` of that size),
+            ``"markdown"`` (a ``MarkdownChunker`` of that size) or a ``Chunker`` that cuts
+            that level instead (a custom strategy included). A built-in chunker above the
+            leaves must have no overlap.
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
 
     Raises:
@@ -799,7 +853,7 @@ class HierarchicalChunker(_BuiltInChunker):
         overlap: int = 0,
         unit: Literal["char", "byte"] = "char",
         encoding: None = None,
-        chunkers: Sequence[Chunker | None] | None = None,
+        chunkers: Sequence[Chunker | Literal["markdown", "text"] | None] | None = None,
         registry: ParentStore | None = None,
     ) -> None:
         unit = _unit_setting(unit, encoding)  # type: ignore[assignment]
@@ -835,8 +889,8 @@ class HierarchicalChunker(_BuiltInChunker):
             )
         else:
             given = tuple(
-                _chunker_setting(f"chunkers[{position}]", chunker)
-                for position, chunker in enumerate(chunkers)
+                _level_setting(f"chunkers[{position}]", chunker, size, unit)
+                for position, (size, chunker) in enumerate(zip(checked, chunkers, strict=True))
             )
         # Overlap goes to the leaves only: the core refuses overlapping parents, whose
         # children would repeat the same text (and overlap never crosses a parent anyway).
@@ -987,9 +1041,14 @@ class ParentChildChunker(HierarchicalChunker):
         child_overlap: Overlap between consecutive children of one parent (None or 0: none);
             smaller than ``child_size``. Parents never overlap.
         parent_chunker: A ``Chunker`` that cuts the parents instead of the default
-            ``RecursiveChunker(parent_size)`` (a custom strategy included).
+            ``RecursiveChunker(parent_size)`` (a custom strategy included), or
+            ``"markdown"`` for ``MarkdownChunker(parent_size)``: parents are heading
+            sections, and every chunk carries ``metadata["headings"]``. Markdown parents
+            get ``MarkdownChunker(child_size, overlap=child_overlap)`` children by default.
         child_chunker: A ``Chunker`` that cuts each parent into children instead of the
-            default ``RecursiveChunker(child_size, overlap=child_overlap)``.
+            default ``RecursiveChunker(child_size, overlap=child_overlap)`` (a
+            ``MarkdownChunker`` under Markdown parents), or ``"markdown"`` for
+            ``MarkdownChunker(child_size)``.
         unit: ``"char"`` or ``"byte"``, for the default levels.
         encoding: Reserved for token units; must be None.
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
@@ -1013,8 +1072,8 @@ class ParentChildChunker(HierarchicalChunker):
         parent_size: int = 2000,
         child_size: int = 400,
         child_overlap: int | None = None,
-        parent_chunker: Chunker | None = None,
-        child_chunker: Chunker | None = None,
+        parent_chunker: Chunker | Literal["markdown", "text"] | None = None,
+        child_chunker: Chunker | Literal["markdown", "text"] | None = None,
         unit: Literal["char", "byte"] = "char",
         encoding: None = None,
         registry: ParentStore | None = None,
@@ -1029,14 +1088,17 @@ class ParentChildChunker(HierarchicalChunker):
             )
         overlap = _overlap_setting("child_overlap", child_overlap, "child_size", child_size)
         given = (
-            _chunker_setting("parent_chunker", parent_chunker),
-            _chunker_setting("child_chunker", child_chunker),
+            _level_setting("parent_chunker", parent_chunker, parent_size, unit),
+            _level_setting("child_chunker", child_chunker, child_size, unit),
         )
+        # Markdown parents get Markdown children by default: a code block or a table row
+        # that fits a child is not cut either, and children do not straddle sections.
+        child_type = MarkdownChunker if isinstance(given[0], MarkdownChunker) else RecursiveChunker
         levels = (
             given[0] if given[0] is not None else RecursiveChunker(parent_size, unit=unit),
             given[1]
             if given[1] is not None
-            else RecursiveChunker(child_size, overlap=overlap, unit=unit),
+            else child_type(child_size, overlap=overlap, unit=unit),
         )
         self._overlap = overlap
         self._setup(
@@ -1103,3 +1165,49 @@ class ParentChildChunker(HierarchicalChunker):
         if self._unit != "char":
             parts.append(f"unit={self._unit!r}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+
+class MarkdownChunker(RecursiveChunker):
+    """Markdown-aware recursive splitting: sections first, then blocks, then separators.
+
+    The document is parsed once, in the Rust core, by a CommonMark parser (pulldown-cmark;
+    tables, task lists, footnotes and a leading ``---`` YAML or ``+++`` TOML front matter
+    block included), so a ``#`` inside a code fence is not a heading. A section (a heading
+    with everything up to the next heading of the same or a higher level) that does not fit
+    ``chunk_size`` is cut at its sub-headings, then between top-level blocks (paragraphs,
+    list items, code blocks, tables, quotes, front matter), then between nested blocks and
+    table rows, then by the separators of ``RecursiveChunker``. A code block or a table row
+    is never cut while it fits.
+
+    Pieces are merged greedily up to ``chunk_size``, with one rule for headings: a chunk
+    takes a heading that is not its first line only together with that heading's whole
+    section, and only when the chunk began at a heading of the same or a higher level (or at
+    the start of the document). Small sibling sections under one parent heading merge; a
+    chunk never ends inside a section it entered, nor runs from the tail of one section into
+    the next.
+
+    Every chunk of a chunker that has a Markdown level (this one, or a ``ParentChildChunker``
+    whose parents are Markdown: its children too) carries ``metadata["headings"]``: the
+    plain text of the headings that enclose the chunk's start, outermost first (inline
+    markup removed; ``()`` before the first heading). Spans stay exact: no text is rewritten.
+
+    Args:
+        chunk_size, overlap, min_chunk_size, separators, keep_separator, trim, unit,
+            encoding, name: As for ``RecursiveChunker``.
+
+    Example:
+        >>> from spanchunk import MarkdownChunker
+        >>> text = "# Guide\\n\\nIntro.\\n\\n## Install\\n\\nRun it.\\n\\n## Use\\n\\nCall it."
+        >>> chunks = MarkdownChunker(chunk_size=30).chunk(text)
+        >>> for chunk in chunks:
+        ...     print(chunk.metadata["headings"], chunk.text.splitlines()[-1])
+        ('Guide',) Intro.
+        ('Guide', 'Install') Run it.
+        ('Guide', 'Use') Call it.
+    """
+
+    _STRUCTURE: ClassVar[str | None] = "markdown"
+
+    def settings(self) -> dict[str, Any]:
+        """Every setting as a JSON-safe dict (separators resolved to their levels)."""
+        return {**super().settings(), "type": _type_name(self, MarkdownChunker)}
