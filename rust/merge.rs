@@ -49,19 +49,17 @@ pub(crate) fn merge_atoms(
             Some((start, carried, start_char)) if additive => {
                 (start, carried + first.lead_gap + first.size, start_char)
             }
-            Some((start, _, start_char)) => {
-                (start, sizer.size(&text[start..first.end]), start_char)
-            }
+            // The overlap's start and its size with `first`, measured exactly when found.
+            Some((start, total, start_char)) => (start, total, start_char),
             None => (first.start, first.size, next_start_char),
         };
         let mut end_char = next_start_char + first.size;
         let mut last = index;
-        while let Some(next) = atoms.get(last + 1) {
-            let grown = if additive {
-                size + next.lead_gap + next.size
-            } else {
-                sizer.size(&text[chunk_start..next.end])
-            };
+        if !additive {
+            (last, _) = crate::pack::grow(splitter, text, atoms, chunk_start, index, size);
+        }
+        while let Some(next) = atoms.get(last + 1).filter(|_| additive) {
+            let grown = size + next.lead_gap + next.size;
             if grown > chunk_size {
                 break;
             }
@@ -95,7 +93,10 @@ pub(crate) fn merge_atoms(
         if sizes_are_chars {
             next_start_char = span.end_char + next.lead_gap;
         }
-        carry = if overlap > 0 {
+        carry = if overlap > 0 && !additive {
+            crate::pack::overlap_start(splitter, text, chunk_start, chunk_end, next)
+                .map(|(start, _, total)| (start, total, 0))
+        } else if overlap > 0 {
             overlap_start(splitter, text, chunk_start, chunk_end, next).map(|(start, tail)| {
                 // With char sizes the tail's size is its char count.
                 let start_char = if sizes_are_chars {

@@ -26,6 +26,18 @@ pub trait Sizer: Debug + Send + Sync {
         let _ = text;
         0
     }
+    /// What identifies the sizer among those sharing a `name` ("token:" sizers differ by
+    /// encoding or tokenizer): two splitters with equal identities measure any text alike and
+    /// may share atoms. `None` (a Python callable) never shares.
+    fn identity(&self) -> Option<&str> {
+        Some(self.name())
+    }
+    /// A cheap upper bound of `size(text)`: a chunk whose bound fits needs no exact check.
+    /// The default, `usize::MAX`, always checks.
+    fn upper_bound(&self, text: &str) -> usize {
+        let _ = text;
+        usize::MAX
+    }
     /// A byte offset at or before `end` such that `text[offset..end]` holds at least `units`
     /// units (or starts at `floor`). Lets the engine look for overlap boundaries in a short
     /// window at the end of a chunk instead of the whole chunk. The default is `floor`.

@@ -338,9 +338,8 @@ impl Splitter {
             && upper.config.trim
             && upper.config.min_chunk_size == 0
             && upper.config.overlap == 0
-            && self.sizer.name() == upper.sizer.name()
-            && self.sizer.is_additive()
-            && upper.sizer.is_additive()
+            && self.sizer.identity().is_some()
+            && self.sizer.identity() == upper.sizer.identity()
     }
 
     /// This splitter readied for one text: separators that cannot occur in it are dropped.
@@ -400,6 +399,18 @@ impl Splitter {
         } else {
             Some((start, limit))
         }
+    }
+
+    /// Hands the run `text[start..end]` of graphemes (of size `size`) to `sink` as an atom.
+    pub(crate) fn push_run(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        size: usize,
+        sink: &mut AtomSink<'_>,
+    ) {
+        Run { start, end, size }.flush(self, text, sink);
     }
 
     /// Handles the piece `text[start..limit]` (under `KeepSeparator::None` the separator
@@ -471,6 +482,9 @@ impl Splitter {
         end: usize,
         sink: &mut AtomSink<'_>,
     ) -> Result<(), ChunkError> {
+        if !self.sizer.is_additive() {
+            return crate::pack::pack_graphemes(self, text, start, end, sink);
+        }
         let mut run = Run::new(start);
         for (offset, grapheme) in text[start..end].grapheme_indices(true) {
             let grapheme_start = start + offset;
@@ -620,7 +634,8 @@ impl Prepared<'_> {
     }
 }
 
-/// A greedy run of graphemes (or code points) being packed.
+/// A greedy run of graphemes (or code points) being packed, for additive sizers (others pack
+/// in `pack.rs`).
 struct Run {
     start: usize,
     end: usize,
@@ -646,11 +661,7 @@ impl Run {
         size: usize,
     ) {
         let limit = splitter.config.chunk_size;
-        let grown = if splitter.sizer.is_additive() {
-            self.size + size
-        } else {
-            splitter.sizer.size(&text[self.start..end])
-        };
+        let grown = self.size + size;
         if self.end > self.start && grown > limit {
             self.flush(splitter, text, sink);
             *self = Self { start, end, size };
@@ -751,8 +762,9 @@ impl<'t> AtomSink<'t> {
                 size = grown;
             }
         }
+        // Non-additive sizers get the gap's size too: `pack.rs` sums it into estimates.
         let lead_gap = match self.atoms.last() {
-            Some(last) if additive => self.size_of(last.end, start),
+            Some(last) if last.end < start => self.size_of(last.end, start),
             _ => 0,
         };
         if let Some(last) = self.atoms.last() {

@@ -25,12 +25,15 @@ from numpy.typing import NDArray
 
 from spanchunk import _core
 from spanchunk._spans import all_built_in, spans_of_pieces, structured, tree_array
+from spanchunk._tokens import Sizing, sizing
 from spanchunk.chunk import Chunk
 from spanchunk.document import Document, _as_document, _text_type_error
 from spanchunk.errors import ChunkingError, SkippedDocumentWarning, _encoding_error
 from spanchunk.registry import ParentRegistry
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from spanchunk._spans import Level
 
 __all__ = ["Chunker", "HierarchicalChunker", "ParentChildChunker", "RecursiveChunker"]
@@ -88,24 +91,6 @@ def _overlap_setting(name: str, value: object, limit_name: str, limit: int) -> i
             f"lower {name} or raise {limit_name}"
         )
     return overlap
-
-
-def _unit_setting(unit: object, encoding: object) -> str:
-    if unit == "token":
-        raise ValueError(
-            "unit='token' is not available in this version of spanchunk: "
-            "use unit='char' (code points) or unit='byte' (UTF-8 bytes)"
-        )
-    if not isinstance(unit, str) or unit not in ("char", "byte"):
-        raise ValueError(
-            f"unknown unit {unit!r}: use unit='char' (code points) or unit='byte' (UTF-8 bytes)"
-        )
-    if encoding is not None:
-        raise ValueError(
-            f"encoding={encoding!r} applies to token units only, which are not available in "
-            f"this version: drop encoding (or pass encoding=None) with unit={unit!r}"
-        )
-    return unit
 
 
 def _separators_setting(separators: object) -> list[list[str]] | None:
@@ -599,9 +584,16 @@ class RecursiveChunker(_BuiltInChunker):
         keep_separator: ``"end"``: a separator ends the chunk before it; ``"start"``: it
             begins the chunk after it; ``False``: it never stands at a chunk edge.
         trim: Strip whitespace from both edges of every chunk.
-        unit: ``"char"`` (code points, as ``len``) or ``"byte"`` (UTF-8 bytes).
-        encoding: Reserved for token units; must be None.
+        unit: ``"char"`` (code points, as ``len``), ``"byte"`` (UTF-8 bytes) or
+            ``"token"`` (with exactly one of ``encoding``, ``tokenizer``, ``length_function``).
+        encoding: With ``unit="token"``: a tiktoken encoding compiled into the core
+            (``"o200k_base"``, ``"cl100k_base"``, ``"p50k_base"``, ``"r50k_base"``).
         name: A label, reported in ``settings()`` but never part of the fingerprint.
+        tokenizer: With ``unit="token"``: the path of a HuggingFace ``tokenizer.json`` (or a
+            ``tokenizers.Tokenizer``), counted in Rust without special tokens, truncation or
+            padding. ``settings()`` names it by the hash of its content.
+        length_function: With ``unit="token"``: any callable ``str -> int``. The slow path:
+            the core calls it for every measurement, holding the GIL.
 
     Raises:
         TypeError: A size is not an int, or separators are not strings.
@@ -626,11 +618,15 @@ class RecursiveChunker(_BuiltInChunker):
         separators: Sequence[str | Sequence[str]] | None = None,
         keep_separator: KeepSeparator = "end",
         trim: bool = True,
-        unit: Literal["char", "byte"] = "char",
-        encoding: None = None,
+        unit: Literal["char", "byte", "token"] = "char",
+        encoding: str | None = None,
         name: str | None = None,
+        *,
+        tokenizer: object = None,
+        length_function: Callable[[str], int] | None = None,
     ) -> None:
-        unit = _unit_setting(unit, encoding)  # type: ignore[assignment]
+        self._sizing = sizing(unit, encoding, tokenizer, length_function)
+        unit = self._sizing.unit  # type: ignore[assignment]
         self._chunk_size = _positive_size("chunk_size", chunk_size, unit, 1000)
         self._overlap = _overlap_setting("overlap", overlap, "chunk_size", self._chunk_size)
         self._min_chunk_size = _int_setting("min_chunk_size", min_chunk_size, 0)
@@ -651,7 +647,7 @@ class RecursiveChunker(_BuiltInChunker):
             raise TypeError(f"trim must be True or False, not {type(trim).__name__}")
         self._trim = trim
         self._unit = unit
-        self._encoding = encoding
+        self._encoding = self._sizing.encoding
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a str or None, not {type(name).__name__}")
         self._name = name
@@ -666,7 +662,7 @@ class RecursiveChunker(_BuiltInChunker):
                 separators=self._separators,
                 keep_separator=self._core_keep_separator,
                 trim=self._trim,
-                unit=self._unit,
+                **self._sizing.core(),
             )
         except UnicodeEncodeError as error:
             raise _encoding_error(error, "a separator") from None
@@ -709,12 +705,12 @@ class RecursiveChunker(_BuiltInChunker):
 
     @property
     def unit(self) -> str:
-        """``"char"`` or ``"byte"``."""
+        """``"char"``, ``"byte"`` or ``"token"``."""
         return self._unit
 
     @property
-    def encoding(self) -> None:
-        """Reserved for token units: always None in this version."""
+    def encoding(self) -> str | None:
+        """The tiktoken encoding of token units (None otherwise)."""
         return self._encoding
 
     @property
@@ -732,8 +728,7 @@ class RecursiveChunker(_BuiltInChunker):
             "separators": self.separators,
             "keep_separator": self._keep_separator,
             "trim": self._trim,
-            "unit": self._unit,
-            "encoding": self._encoding,
+            **self._sizing.settings(),
             "name": self._name,
         }
 
@@ -756,6 +751,18 @@ class RecursiveChunker(_BuiltInChunker):
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
+def _recursive(size: int, overlap: int, units: Sizing) -> RecursiveChunker:
+    """A default level of a tree chunker, in the tree's (already validated) unit."""
+    return RecursiveChunker(
+        size,
+        overlap=overlap,
+        unit=units.unit,  # type: ignore[arg-type]
+        encoding=units.encoding,
+        tokenizer=units.tokenizer,
+        length_function=units.length_function,
+    )
+
+
 class HierarchicalChunker(_BuiltInChunker):
     """N levels of chunks, each cut inside the one above: small-to-big retrieval.
 
@@ -769,12 +776,15 @@ class HierarchicalChunker(_BuiltInChunker):
         overlap: Overlap between consecutive leaves (level 0) of one parent, in ``unit``;
             smaller than the smallest size. Parent levels never overlap: their children
             would repeat the same text.
-        unit: ``"char"`` or ``"byte"``, for every default level.
-        encoding: Reserved for token units; must be None.
+        unit: ``"char"``, ``"byte"`` or ``"token"``, for every default level (see
+            ``RecursiveChunker``; mix units with ``chunkers``).
+        encoding: The tiktoken encoding of token units.
         chunkers: None, or one item per size: None (a ``RecursiveChunker`` of that size) or
             a ``Chunker`` that cuts that level instead (a custom strategy included). A
             built-in chunker above the leaves must have no overlap.
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
+        tokenizer: A ``tokenizer.json`` path (or ``tokenizers.Tokenizer``) for token units.
+        length_function: A callable ``str -> int`` for token units (slow path).
 
     Raises:
         TypeError: A size is not an int, or a chunkers item is not a Chunker.
@@ -797,12 +807,16 @@ class HierarchicalChunker(_BuiltInChunker):
         self,
         sizes: Sequence[int] = (2048, 512, 128),
         overlap: int = 0,
-        unit: Literal["char", "byte"] = "char",
-        encoding: None = None,
+        unit: Literal["char", "byte", "token"] = "char",
+        encoding: str | None = None,
         chunkers: Sequence[Chunker | None] | None = None,
         registry: ParentStore | None = None,
+        *,
+        tokenizer: object = None,
+        length_function: Callable[[str], int] | None = None,
     ) -> None:
-        unit = _unit_setting(unit, encoding)  # type: ignore[assignment]
+        units = sizing(unit, encoding, tokenizer, length_function)
+        unit = units.unit  # type: ignore[assignment]
         if not isinstance(sizes, (list, tuple)):
             raise TypeError(
                 f"sizes must be a list of ints, top level first, not {type(sizes).__name__}: "
@@ -844,14 +858,13 @@ class HierarchicalChunker(_BuiltInChunker):
         levels = tuple(
             chunker
             if chunker is not None
-            else RecursiveChunker(size, overlap=level_overlap if depth == leaf else 0, unit=unit)
+            else _recursive(size, level_overlap if depth == leaf else 0, units)
             for depth, (size, chunker) in enumerate(zip(checked, given, strict=True))
         )
         self._overlap = level_overlap
         self._setup(
             sizes=checked,
-            unit=unit,
-            encoding=encoding,
+            units=units,
             given=given,
             level_chunkers=levels,
             registry=registry,
@@ -861,8 +874,7 @@ class HierarchicalChunker(_BuiltInChunker):
         self,
         *,
         sizes: tuple[int, ...],
-        unit: str,
-        encoding: None,
+        units: Sizing,
         given: tuple[Chunker | None, ...],
         level_chunkers: tuple[Chunker, ...],
         registry: ParentStore | None,
@@ -879,8 +891,9 @@ class HierarchicalChunker(_BuiltInChunker):
                     "the leaf level"
                 )
         self._sizes = sizes
-        self._unit = unit
-        self._encoding = encoding
+        self._sizing = units
+        self._unit = units.unit
+        self._encoding = units.encoding
         self._given_chunkers = given
         self._level_chunkers = level_chunkers
         self._registry = ParentRegistry() if registry is None else registry
@@ -905,12 +918,12 @@ class HierarchicalChunker(_BuiltInChunker):
 
     @property
     def unit(self) -> str:
-        """``"char"`` or ``"byte"``."""
+        """``"char"``, ``"byte"`` or ``"token"``, of the default levels."""
         return self._unit
 
     @property
-    def encoding(self) -> None:
-        """Reserved for token units: always None in this version."""
+    def encoding(self) -> str | None:
+        """The tiktoken encoding of token units (None otherwise)."""
         return self._encoding
 
     @property
@@ -929,8 +942,7 @@ class HierarchicalChunker(_BuiltInChunker):
             "type": _type_name(self, HierarchicalChunker),
             "sizes": list(self._sizes),
             "overlap": self._overlap,
-            "unit": self._unit,
-            "encoding": self._encoding,
+            **self._sizing.settings(),
             "chunkers": [_nested_settings(chunker) for chunker in self._given_chunkers],
         }
 
@@ -990,9 +1002,12 @@ class ParentChildChunker(HierarchicalChunker):
             ``RecursiveChunker(parent_size)`` (a custom strategy included).
         child_chunker: A ``Chunker`` that cuts each parent into children instead of the
             default ``RecursiveChunker(child_size, overlap=child_overlap)``.
-        unit: ``"char"`` or ``"byte"``, for the default levels.
-        encoding: Reserved for token units; must be None.
+        unit: ``"char"``, ``"byte"`` or ``"token"``, for the default levels (see
+            ``RecursiveChunker``; mix units with ``parent_chunker`` / ``child_chunker``).
+        encoding: The tiktoken encoding of token units.
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
+        tokenizer: A ``tokenizer.json`` path (or ``tokenizers.Tokenizer``) for token units.
+        length_function: A callable ``str -> int`` for token units (slow path).
 
     Raises:
         TypeError: A size is not an int, or a chunker is not a Chunker.
@@ -1015,11 +1030,15 @@ class ParentChildChunker(HierarchicalChunker):
         child_overlap: int | None = None,
         parent_chunker: Chunker | None = None,
         child_chunker: Chunker | None = None,
-        unit: Literal["char", "byte"] = "char",
-        encoding: None = None,
+        unit: Literal["char", "byte", "token"] = "char",
+        encoding: str | None = None,
         registry: ParentStore | None = None,
+        *,
+        tokenizer: object = None,
+        length_function: Callable[[str], int] | None = None,
     ) -> None:
-        unit = _unit_setting(unit, encoding)  # type: ignore[assignment]
+        units = sizing(unit, encoding, tokenizer, length_function)
+        unit = units.unit  # type: ignore[assignment]
         parent_size = _positive_size("parent_size", parent_size, unit, 2000)
         child_size = _positive_size("child_size", child_size, unit, 400)
         if child_size >= parent_size:
@@ -1033,16 +1052,13 @@ class ParentChildChunker(HierarchicalChunker):
             _chunker_setting("child_chunker", child_chunker),
         )
         levels = (
-            given[0] if given[0] is not None else RecursiveChunker(parent_size, unit=unit),
-            given[1]
-            if given[1] is not None
-            else RecursiveChunker(child_size, overlap=overlap, unit=unit),
+            given[0] if given[0] is not None else _recursive(parent_size, 0, units),
+            given[1] if given[1] is not None else _recursive(child_size, overlap, units),
         )
         self._overlap = overlap
         self._setup(
             sizes=(parent_size, child_size),
-            unit=unit,
-            encoding=encoding,
+            units=units,
             given=given,
             level_chunkers=levels,
             registry=registry,
@@ -1088,8 +1104,7 @@ class ParentChildChunker(HierarchicalChunker):
             "child_overlap": self._overlap,
             "parent_chunker": _nested_settings(self._given_chunkers[0]),
             "child_chunker": _nested_settings(self._given_chunkers[1]),
-            "unit": self._unit,
-            "encoding": self._encoding,
+            **self._sizing.settings(),
         }
 
     def __repr__(self) -> str:

@@ -1,0 +1,202 @@
+//! Token sizers: tiktoken encodings (their BPE ranks compiled into the binary by
+//! `tiktoken-rs`, so nothing is ever downloaded) and `HuggingFace` `tokenizer.json` files (the
+//! `tokenizers` crate, pure Rust).
+//!
+//! Token counts are not additive: the engine packs by summing the counts of pieces, then
+//! checks every chunk with one exact count of its own text (see `pack.rs`).
+
+use std::fmt;
+
+use tiktoken_rs::CoreBPE;
+use tokenizers::Tokenizer;
+
+use crate::error::ChunkError;
+use crate::size::Sizer;
+
+/// The tiktoken encodings compiled in, as the Python API spells them.
+pub const ENCODINGS: [&str; 4] = ["o200k_base", "cl100k_base", "p50k_base", "r50k_base"];
+
+/// Counts tokens of a tiktoken encoding, special tokens counted as ordinary text.
+pub struct TiktokenSizer {
+    name: &'static str,
+    identity: String,
+    bpe: &'static CoreBPE,
+}
+
+impl fmt::Debug for TiktokenSizer {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "TiktokenSizer({})", self.name)
+    }
+}
+
+impl TiktokenSizer {
+    /// The sizer of a compiled-in encoding.
+    ///
+    /// # Errors
+    /// An unknown encoding name, with the list of known ones.
+    pub fn new(encoding: &str) -> Result<Self, ChunkError> {
+        let (name, bpe) = match encoding {
+            "o200k_base" => ("o200k_base", tiktoken_rs::o200k_base_singleton()),
+            "cl100k_base" => ("cl100k_base", tiktoken_rs::cl100k_base_singleton()),
+            "p50k_base" => ("p50k_base", tiktoken_rs::p50k_base_singleton()),
+            "r50k_base" => ("r50k_base", tiktoken_rs::r50k_base_singleton()),
+            other => {
+                return Err(ChunkError::setting(
+                    "encoding",
+                    format!(
+                        "unknown encoding {other:?}: use one of {}",
+                        ENCODINGS
+                            .iter()
+                            .map(|known| format!("{known:?}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ))
+            }
+        };
+        Ok(Self {
+            name,
+            identity: format!("tiktoken:{name}"),
+            bpe,
+        })
+    }
+}
+
+impl Sizer for TiktokenSizer {
+    fn size(&self, text: &str) -> usize {
+        if text.is_empty() {
+            return 0;
+        }
+        self.bpe.count_ordinary(text)
+    }
+
+    fn is_additive(&self) -> bool {
+        false
+    }
+
+    fn name(&self) -> &'static str {
+        "token"
+    }
+
+    fn identity(&self) -> Option<&str> {
+        Some(&self.identity)
+    }
+
+    fn upper_bound(&self, text: &str) -> usize {
+        // Byte-level BPE: every token stands for at least one byte.
+        text.len()
+    }
+}
+
+/// Counts the tokens of a `HuggingFace` tokenizer, without special tokens, truncation or
+/// padding (both are switched off on load: a chunk's count is its true length).
+pub struct HuggingFaceSizer {
+    tokenizer: Tokenizer,
+    identity: String,
+}
+
+impl fmt::Debug for HuggingFaceSizer {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "HuggingFaceSizer({})", self.identity)
+    }
+}
+
+impl HuggingFaceSizer {
+    /// A sizer from the JSON text of a `tokenizer.json` file.
+    ///
+    /// # Errors
+    /// JSON that is not a tokenizer.
+    pub fn from_json(json: &str) -> Result<Self, ChunkError> {
+        let mut tokenizer = Tokenizer::from_bytes(json.as_bytes()).map_err(|error| {
+            ChunkError::setting(
+                "tokenizer",
+                format!("cannot load the tokenizer: {error}: pass a HuggingFace tokenizer.json"),
+            )
+        })?;
+        tokenizer.with_padding(None);
+        tokenizer.with_truncation(None).map_err(|error| {
+            ChunkError::setting(
+                "tokenizer",
+                format!("cannot switch truncation off: {error}"),
+            )
+        })?;
+        let hash = xxhash_rust::xxh3::xxh3_64(json.as_bytes());
+        Ok(Self {
+            tokenizer,
+            identity: format!("tokenizer:{hash:016x}"),
+        })
+    }
+}
+
+impl Sizer for HuggingFaceSizer {
+    fn size(&self, text: &str) -> usize {
+        if text.is_empty() {
+            return 0;
+        }
+        // Counting never fails for a loaded tokenizer; a failure is reported as "too big",
+        // which surfaces as an unsplittable character rather than an oversized chunk.
+        self.tokenizer
+            .encode_fast(text, false)
+            .map_or(usize::MAX / 4, |encoding| encoding.len())
+    }
+
+    fn is_additive(&self) -> bool {
+        false
+    }
+
+    fn name(&self) -> &'static str {
+        "token"
+    }
+
+    fn identity(&self) -> Option<&str> {
+        Some(&self.identity)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::split::{Splitter, SplitterConfig};
+
+    #[test]
+    fn counts_offline() {
+        let sizer = TiktokenSizer::new("cl100k_base").unwrap();
+        assert_eq!(sizer.size("hello world"), 2);
+        assert_eq!(sizer.size(""), 0);
+        assert!(TiktokenSizer::new("gpt2").is_err());
+    }
+
+    #[test]
+    fn chunks_fit_in_tokens() {
+        let sizer = TiktokenSizer::new("o200k_base").unwrap();
+        let text = "The quick brown fox jumps over the lazy dog. ".repeat(200)
+            + &"汉字没有空格".repeat(300);
+        for overlap in [0, 5] {
+            let mut config = SplitterConfig::new(37);
+            config.overlap = overlap;
+            let splitter =
+                Splitter::with_sizer(config, Box::new(TiktokenSizer::new("o200k_base").unwrap()))
+                    .unwrap();
+            let spans = splitter.split(&text).unwrap();
+            assert!(spans.len() > 10);
+            for &(start, end) in &spans {
+                assert!(sizer.size(&text[start..end]) <= 37);
+            }
+        }
+    }
+
+    #[test]
+    fn hugging_face_ignores_truncation() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/tokenizers/all-MiniLM-L6-v2/tokenizer.json"
+        );
+        let Ok(json) = std::fs::read_to_string(path) else {
+            return; // the shared folder is not part of every checkout
+        };
+        let sizer = HuggingFaceSizer::from_json(&json).unwrap();
+        let long = "word ".repeat(1000);
+        assert_eq!(sizer.size(&long), 1000);
+        assert!(HuggingFaceSizer::from_json("{}").is_err());
+    }
+}
