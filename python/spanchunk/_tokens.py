@@ -10,6 +10,7 @@ every measurement, holding the GIL: the slow path.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
 from collections.abc import Callable
@@ -69,8 +70,24 @@ class LoadedTokenizer:
             raise ValueError(
                 f"tokenizer={source!r} is not a HuggingFace tokenizer.json: {error}"
             ) from None
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-        return cls(json=text, source=source, digest=digest)
+        return cls(json=text, source=source, digest=_digest(text))
+
+
+def _digest(text: str) -> str:
+    """16 hex digits of the tokenizer's content, as counted: key order, spacing, truncation
+    and padding (switched off for counting) do not change it, so a tokenizer.json and the
+    same ``tokenizers.Tokenizer`` object agree."""
+    try:
+        content = json.loads(text)
+    except ValueError:
+        content = None
+    if isinstance(content, dict):
+        content = {key: value for key, value in content.items() if key not in _IGNORED}
+        text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+_IGNORED = ("truncation", "padding")
 
 
 @dataclass(frozen=True)
