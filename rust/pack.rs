@@ -17,7 +17,7 @@ use crate::error::ChunkError;
 use crate::split::{Atom, AtomSink, KeepSeparator, Splitter};
 
 /// Rounds of growing a proposal from an exact count before the chunk is taken as it is.
-const GROW_ROUNDS: usize = 4;
+const GROW_ROUNDS: usize = 2;
 
 /// Graphemes (or code points) measured before they are packed: bounds the buffer on text
 /// with no separators at all.

@@ -21,7 +21,9 @@ pub trait Sizer: Debug + Send + Sync {
         false
     }
     /// A cheap lower bound of `size(text)`: a piece whose bound exceeds the chunk size is
-    /// cut without being measured. The default, 0, always measures.
+    /// cut without being measured. The default, 0, always measures. Token sizers give an
+    /// estimate instead: cutting a piece that would have fit only makes finer atoms, which
+    /// merging joins again, so the size rule never depends on it.
     fn lower_bound(&self, text: &str) -> usize {
         let _ = text;
         0
