@@ -8,6 +8,8 @@
 //! Performance notes: with an additive sizer (chars, bytes) no merged text is ever measured
 //! again: a chunk's size is the running sum of atom sizes and the gaps between them, and the
 //! overlap candidates' sizes are derived from one measurement of the window by subtraction.
+//! Other sizers (tokens) pack in `pack.rs`: summed atom counts propose a chunk, one exact
+//! count checks it; a growing chunk is never measured atom by atom.
 
 use crate::size::count_chars;
 use crate::span::{CharCursor, Span};

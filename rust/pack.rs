@@ -221,3 +221,78 @@ fn pack_items(
     }
     items.drain(..index);
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::size::Sizer;
+    use crate::split::{Splitter, SplitterConfig};
+
+    /// Chars, plus 10 for every ". " inside the text: joining two sentences costs more than
+    /// the sum of their parts, so packing by sums must be corrected by exact counts.
+    #[derive(Debug)]
+    struct Joins;
+
+    impl Sizer for Joins {
+        fn size(&self, text: &str) -> usize {
+            text.chars().count() + 10 * text.matches(". ").count()
+        }
+
+        fn is_additive(&self) -> bool {
+            false
+        }
+
+        fn name(&self) -> &'static str {
+            "joins"
+        }
+    }
+
+    fn chunks(chunk_size: usize, overlap: usize, text: &str) -> Vec<&str> {
+        let mut config = SplitterConfig::new(chunk_size);
+        config.overlap = overlap;
+        let splitter = Splitter::with_sizer(config, Box::new(Joins)).unwrap();
+        let spans = splitter.split(text).unwrap();
+        let pieces: Vec<&str> = spans
+            .iter()
+            .map(|&(start, end)| &text[start..end])
+            .collect();
+        for piece in &pieces {
+            assert!(Joins.size(piece) <= chunk_size, "{piece:?} is too big");
+        }
+        pieces
+    }
+
+    #[test]
+    fn sums_that_under_estimate_are_corrected() {
+        // "aa. bb." sums to 7 but measures 17; "aa. bb. cc." sums to 11 but measures 31.
+        assert_eq!(chunks(12, 0, "aa. bb. cc"), ["aa.", "bb.", "cc"]);
+        assert_eq!(
+            chunks(30, 0, "aa. bb. cc. dd. ee"),
+            ["aa. bb.", "cc. dd. ee"]
+        );
+    }
+
+    #[test]
+    fn long_runs_without_separators_fit() {
+        let text = "abcdefghij".repeat(1000);
+        let pieces = chunks(7, 0, &text);
+        assert_eq!(pieces.concat(), text);
+        assert!(pieces
+            .iter()
+            .all(|piece| piece.len() == 7 || piece.len() == text.len() % 7));
+    }
+
+    #[test]
+    fn overlap_is_measured_exactly() {
+        let text = "one two three four five six seven eight nine ten";
+        let pieces = chunks(15, 6, text);
+        assert!(pieces.len() > 3);
+        for pair in pieces.windows(2) {
+            let (previous, next) = (pair[0], pair[1]);
+            let shared = (0..=next.len())
+                .rev()
+                .find(|&length| previous.ends_with(&next[..length]))
+                .unwrap_or(0);
+            assert!(Joins.size(&next[..shared]) <= 6);
+        }
+    }
+}

@@ -28,6 +28,8 @@
 //! - Graphemes are packed into maximal runs while iterating, instead of becoming one atom
 //!   each: text with no separators (10 MB of CJK) would otherwise allocate an atom per
 //!   grapheme.
+//! - Token sizers: graphemes measured one by one and packed by `pack.rs` (one exact count
+//!   per run) instead of re-measuring a growing run for every grapheme, which was quadratic.
 
 use std::cell::RefCell;
 
