@@ -16,11 +16,43 @@ use crate::size::Sizer;
 /// The tiktoken encodings compiled in, as the Python API spells them.
 pub const ENCODINGS: [&str; 4] = ["o200k_base", "cl100k_base", "p50k_base", "r50k_base"];
 
+/// The counts of the one- and two-character whitespace strings that separate most atoms
+/// (" ", "\n", "\n\n", ...), computed once by the tokenizer itself: the engine measures
+/// the gap before every atom, and a full encoder call per gap cost about a tenth of the time.
+#[derive(Debug, Clone)]
+struct GapCounts([usize; 20]);
+
+const GAP_CHARS: [u8; 4] = [b' ', b'\n', b'\t', b'\r'];
+
+impl GapCounts {
+    fn new(count: impl Fn(&str) -> usize) -> Self {
+        let mut counts = [0; 20];
+        for (first_index, &first) in GAP_CHARS.iter().enumerate() {
+            counts[first_index] = count(&char::from(first).to_string());
+            for (second_index, &second) in GAP_CHARS.iter().enumerate() {
+                let gap: String = [char::from(first), char::from(second)].iter().collect();
+                counts[4 + first_index * 4 + second_index] = count(&gap);
+            }
+        }
+        Self(counts)
+    }
+
+    fn get(&self, text: &str) -> Option<usize> {
+        let index = |byte: u8| GAP_CHARS.iter().position(|&gap| gap == byte);
+        match *text.as_bytes() {
+            [only] => index(only).map(|only| self.0[only]),
+            [first, second] => Some(self.0[4 + index(first)? * 4 + index(second)?]),
+            _ => None,
+        }
+    }
+}
+
 /// Counts tokens of a tiktoken encoding, special tokens counted as ordinary text.
 pub struct TiktokenSizer {
     name: &'static str,
     identity: String,
     bpe: &'static CoreBPE,
+    gaps: GapCounts,
 }
 
 impl fmt::Debug for TiktokenSizer {
@@ -58,6 +90,7 @@ impl TiktokenSizer {
             name,
             identity: format!("tiktoken:{name}"),
             bpe,
+            gaps: GapCounts::new(|gap| bpe.count_ordinary(gap)),
         })
     }
 }
@@ -66,6 +99,9 @@ impl Sizer for TiktokenSizer {
     fn size(&self, text: &str) -> usize {
         if text.is_empty() {
             return 0;
+        }
+        if let Some(count) = self.gaps.get(text) {
+            return count;
         }
         self.bpe.count_ordinary(text)
     }
@@ -97,6 +133,7 @@ impl Sizer for TiktokenSizer {
 pub struct HuggingFaceSizer {
     tokenizer: Tokenizer,
     identity: String,
+    gaps: GapCounts,
 }
 
 impl fmt::Debug for HuggingFaceSizer {
@@ -125,9 +162,11 @@ impl HuggingFaceSizer {
             )
         })?;
         let hash = xxhash_rust::xxh3::xxh3_64(json.as_bytes());
+        let gaps = GapCounts::new(|gap| count(&tokenizer, gap));
         Ok(Self {
             tokenizer,
             identity: format!("tokenizer:{hash:016x}"),
+            gaps,
         })
     }
 }
@@ -137,11 +176,10 @@ impl Sizer for HuggingFaceSizer {
         if text.is_empty() {
             return 0;
         }
-        // Counting never fails for a loaded tokenizer; a failure is reported as "too big",
-        // which surfaces as an unsplittable character rather than an oversized chunk.
-        self.tokenizer
-            .encode_fast(text, false)
-            .map_or(usize::MAX / 4, |encoding| encoding.len())
+        if let Some(count) = self.gaps.get(text) {
+            return count;
+        }
+        count(&self.tokenizer, text)
     }
 
     fn is_additive(&self) -> bool {
@@ -159,6 +197,15 @@ impl Sizer for HuggingFaceSizer {
     fn lower_bound(&self, text: &str) -> usize {
         estimated_floor(text)
     }
+}
+
+/// Tokens of `text`, special tokens left out. Counting never fails for a loaded tokenizer; a
+/// failure is reported as "too big", which surfaces as an unsplittable character rather than
+/// an oversized chunk.
+fn count(tokenizer: &Tokenizer, text: &str) -> usize {
+    tokenizer
+        .encode_fast(text, false)
+        .map_or(usize::MAX / 4, |encoding| encoding.len())
 }
 
 /// A floor estimate of a token count (not a bound: a token can stand for more bytes), which
@@ -180,6 +227,9 @@ mod tests {
     fn counts_offline() {
         let sizer = TiktokenSizer::new("cl100k_base").unwrap();
         assert_eq!(sizer.size("hello world"), 2);
+        for gap in [" ", "\n", "\n\n", " \n", "\r\n", "\t\t"] {
+            assert_eq!(sizer.size(gap), sizer.bpe.count_ordinary(gap), "{gap:?}");
+        }
         assert_eq!(sizer.size(""), 0);
         assert!(TiktokenSizer::new("gpt2").is_err());
     }
