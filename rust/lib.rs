@@ -11,10 +11,12 @@ pub mod error;
 pub mod ids;
 pub mod markdown;
 pub mod merge;
+mod pack;
 mod search;
 pub mod size;
 pub mod span;
 pub mod split;
+pub mod token;
 pub mod tree;
 
 #[cfg(feature = "python")]

@@ -20,14 +20,16 @@ use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueErro
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
 use crate::error::ChunkError;
 use crate::ids;
 use crate::markdown::Outline;
+use crate::size::Sizer;
 use crate::span::{char_to_byte, CharCursor};
 use crate::split::{default_separators, KeepSeparator, Splitter, SplitterConfig, Structure};
+use crate::token::{HuggingFaceSizer, TiktokenSizer};
 use crate::tree::{self, SpanTable, SPAN_COLUMNS};
 use crate::Unit;
 
@@ -70,6 +72,102 @@ fn as_i64(value: usize) -> i64 {
     value as i64
 }
 
+/// A Python callable `str -> int` as a sizer: the documented slow path, which attaches to the
+/// interpreter (takes the GIL) for every measurement.
+struct CallableSizer {
+    function: Py<PyAny>,
+}
+
+impl std::fmt::Debug for CallableSizer {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("CallableSizer")
+    }
+}
+
+/// A Python error raised by a `length_function`, carried out of the engine (whose sizers
+/// cannot fail) as a panic payload and raised again by [`engine`].
+struct SizerError(PyErr);
+
+impl CallableSizer {
+    fn call(&self, text: &str) -> PyResult<usize> {
+        Python::attach(|py| {
+            let value = self.function.bind(py).call1((text,))?;
+            if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
+                return Err(PyTypeError::new_err(format!(
+                    "length_function must return an int, got {} for a text of {} chars",
+                    value.get_type().name()?,
+                    text.chars().count()
+                )));
+            }
+            let count: i64 = value.extract()?;
+            usize::try_from(count).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "length_function returned {count} for a text of {} chars: it must return a non-negative int",
+                    text.chars().count()
+                ))
+            })
+        })
+    }
+}
+
+impl Sizer for CallableSizer {
+    fn size(&self, text: &str) -> usize {
+        match self.call(text) {
+            Ok(size) => size,
+            // Not a panic message: `resume_unwind` skips the panic hook, and `engine` turns
+            // the payload back into the Python exception.
+            Err(error) => std::panic::resume_unwind(Box::new(SizerError(error))),
+        }
+    }
+
+    fn is_additive(&self) -> bool {
+        false
+    }
+
+    fn name(&self) -> &'static str {
+        "token"
+    }
+
+    fn identity(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// Runs the engine, raising a `length_function`'s error as itself.
+fn engine<T>(work: impl FnOnce() -> Result<T, ChunkError>) -> PyResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+        Ok(result) => Ok(result?),
+        Err(payload) => match payload.downcast::<SizerError>() {
+            Ok(error) => Err(error.0),
+            Err(payload) => std::panic::resume_unwind(payload),
+        },
+    }
+}
+
+/// The sizer of `unit`: "char" and "byte" are built in; "token" needs exactly one of a
+/// tiktoken encoding name, a tokenizer.json text, or a callable.
+fn token_sizer(
+    unit: &str,
+    encoding: Option<&str>,
+    tokenizer_json: Option<&str>,
+    length_function: Option<Py<PyAny>>,
+) -> Result<Option<Box<dyn Sizer>>, ChunkError> {
+    match (unit, encoding, tokenizer_json, length_function) {
+        ("token", Some(encoding), None, None) => Ok(Some(Box::new(TiktokenSizer::new(encoding)?))),
+        ("token", None, Some(json), None) => Ok(Some(Box::new(HuggingFaceSizer::from_json(json)?))),
+        ("token", None, None, Some(function)) => Ok(Some(Box::new(CallableSizer { function }))),
+        ("token", ..) => Err(ChunkError::setting(
+            "unit",
+            "unit=\"token\" needs exactly one of encoding, tokenizer or length_function",
+        )),
+        (_, None, None, None) => Ok(None),
+        (other, ..) => Err(ChunkError::setting(
+            "unit",
+            format!("encoding, tokenizer and length_function apply to unit=\"token\" only, not {other:?}: pass unit=\"token\" or drop them"),
+        )),
+    }
+}
+
 /// One level of the splitting engine.
 #[pyclass(frozen, name = "Splitter", module = "spanchunk._core")]
 pub struct PySplitter {
@@ -79,7 +177,7 @@ pub struct PySplitter {
 #[pymethods]
 impl PySplitter {
     #[new]
-    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None))]
+    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None, encoding = None, tokenizer_json = None, length_function = None))]
     fn new(
         chunk_size: i64,
         overlap: i64,
@@ -89,6 +187,9 @@ impl PySplitter {
         trim: bool,
         unit: &str,
         structure: Option<&str>,
+        encoding: Option<&str>,
+        tokenizer_json: Option<&str>,
+        length_function: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let config = SplitterConfig {
             chunk_size: non_negative("chunk_size", chunk_size)?,
@@ -99,7 +200,10 @@ impl PySplitter {
             trim,
             structure: Structure::parse(structure)?,
         };
-        let splitter = Splitter::new(config, Unit::parse(unit)?)?;
+        let splitter = match token_sizer(unit, encoding, tokenizer_json, length_function)? {
+            Some(sizer) => Splitter::with_sizer(config, sizer)?,
+            None => Splitter::new(config, Unit::parse(unit)?)?,
+        };
         Ok(Self {
             inner: Arc::new(splitter),
         })
@@ -145,6 +249,12 @@ impl PySplitter {
         self.inner.sizer().name()
     }
 
+    /// The size of `text` in this splitter's unit.
+    fn measure(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<usize> {
+        let splitter = Arc::clone(&self.inner);
+        py.detach(|| engine(|| Ok(splitter.sizer().size(&text))))
+    }
+
     fn __repr__(&self) -> String {
         let config = self.inner.config();
         format!(
@@ -165,14 +275,16 @@ impl PySplitter {
         text: PyBackedStr,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         let splitter = Arc::clone(&self.inner);
-        let rows = py.detach(|| -> Result<Vec<[i64; 4]>, ChunkError> {
-            let spans = splitter.split(&text)?;
-            let chars = tree::char_spans(&text, &spans);
-            Ok(spans
-                .iter()
-                .zip(&chars)
-                .map(|(&(sb, eb), &(sc, ec))| [as_i64(sb), as_i64(eb), as_i64(sc), as_i64(ec)])
-                .collect())
+        let rows = py.detach(|| {
+            engine(|| -> Result<Vec<[i64; 4]>, ChunkError> {
+                let spans = splitter.split(&text)?;
+                let chars = tree::char_spans(&text, &spans);
+                Ok(spans
+                    .iter()
+                    .zip(&chars)
+                    .map(|(&(sb, eb), &(sc, ec))| [as_i64(sb), as_i64(eb), as_i64(sc), as_i64(ec)])
+                    .collect())
+            })
         })?;
         rows_to_numpy(py, rows)
     }
@@ -201,7 +313,7 @@ fn tree_spans<'py>(
     let owned = splitters(&levels);
     let table = py.detach(|| {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
-        tree::tree_spans(&borrowed, &text)
+        engine(|| tree::tree_spans(&borrowed, &text))
     })?;
     table_to_numpy(py, table)
 }
@@ -231,7 +343,7 @@ fn tree_spans_many<'py>(
     let tables = py.detach(|| {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
         let texts: Vec<&str> = texts.iter().map(|text| &**text).collect();
-        tree::tree_spans_many(&borrowed, &texts, workers)
+        engine(|| tree::tree_spans_many(&borrowed, &texts, workers))
     })?;
     tables
         .into_iter()
@@ -284,24 +396,26 @@ fn level_spans<'py>(
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let parents = byte_spans(&text, &parents)?;
     let splitter = Arc::clone(&splitter.get().inner);
-    let rows = py.detach(|| -> Result<Vec<[i64; 5]>, ChunkError> {
-        let level = tree::level_spans(&splitter, &text, &parents)?;
-        let chars = tree::char_spans(&text, &level.spans);
-        Ok(level
-            .spans
-            .iter()
-            .zip(&chars)
-            .zip(&level.parent)
-            .map(|((&(sb, eb), &(sc, ec)), &parent)| {
-                [
-                    as_i64(parent),
-                    as_i64(sb),
-                    as_i64(eb),
-                    as_i64(sc),
-                    as_i64(ec),
-                ]
-            })
-            .collect())
+    let rows = py.detach(|| {
+        engine(|| -> Result<Vec<[i64; 5]>, ChunkError> {
+            let level = tree::level_spans(&splitter, &text, &parents)?;
+            let chars = tree::char_spans(&text, &level.spans);
+            Ok(level
+                .spans
+                .iter()
+                .zip(&chars)
+                .zip(&level.parent)
+                .map(|((&(sb, eb), &(sc, ec)), &parent)| {
+                    [
+                        as_i64(parent),
+                        as_i64(sb),
+                        as_i64(eb),
+                        as_i64(sc),
+                        as_i64(ec),
+                    ]
+                })
+                .collect())
+        })
     })?;
     rows_to_numpy(py, rows)
 }

@@ -28,6 +28,8 @@
 //! - Graphemes are packed into maximal runs while iterating, instead of becoming one atom
 //!   each: text with no separators (10 MB of CJK) would otherwise allocate an atom per
 //!   grapheme.
+//! - Token sizers: graphemes measured one by one and packed by `pack.rs` (one exact count
+//!   per run) instead of re-measuring a growing run for every grapheme, which was quadratic.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -387,9 +389,8 @@ impl Splitter {
             && upper.config.overlap == 0
             && self.config.structure == Structure::Plain
             && upper.config.structure == Structure::Plain
-            && self.sizer.name() == upper.sizer.name()
-            && self.sizer.is_additive()
-            && upper.sizer.is_additive()
+            && self.sizer.identity().is_some()
+            && self.sizer.identity() == upper.sizer.identity()
     }
 
     /// Whether this splitter cuts at Markdown structure (and needs the text's [`Outline`]).
@@ -475,6 +476,18 @@ impl Splitter {
         } else {
             Some((start, limit))
         }
+    }
+
+    /// Hands the run `text[start..end]` of graphemes (of size `size`) to `sink` as an atom.
+    pub(crate) fn push_run(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        size: usize,
+        sink: &mut AtomSink<'_, '_>,
+    ) {
+        Run { start, end, size }.flush(self, text, sink);
     }
 
     /// Handles the piece `text[start..limit]` (under `KeepSeparator::None` the separator
@@ -597,6 +610,9 @@ impl Splitter {
         end: usize,
         sink: &mut AtomSink<'_, '_>,
     ) -> Result<(), ChunkError> {
+        if !self.sizer.is_additive() {
+            return crate::pack::pack_graphemes(self, text, start, end, sink);
+        }
         let region = &text[start..end];
         if self.sizer.ascii_is_one_unit()
             && region.is_ascii()
@@ -771,7 +787,8 @@ impl Prepared<'_> {
     }
 }
 
-/// A greedy run of graphemes (or code points) being packed.
+/// A greedy run of graphemes (or code points) being packed, for additive sizers (others pack
+/// in `pack.rs`).
 struct Run {
     start: usize,
     end: usize,
@@ -797,11 +814,7 @@ impl Run {
         size: usize,
     ) {
         let limit = splitter.config.chunk_size;
-        let grown = if splitter.sizer.is_additive() {
-            self.size + size
-        } else {
-            splitter.sizer.size(&text[self.start..end])
-        };
+        let grown = self.size + size;
         if self.end > self.start && grown > limit {
             self.flush(splitter, text, sink);
             *self = Self { start, end, size };
@@ -921,7 +934,7 @@ impl<'t, 'o> AtomSink<'t, 'o> {
         self.atoms.drain(..consumed);
         // A chunk still open over many atoms is not rescanned at every push: wait for as
         // many new atoms again (linear however large the chunk size).
-        if self.outline.is_none() {
+        if self.flush_at != usize::MAX {
             self.flush_at = FLUSH_AT.max(2 * self.atoms.len());
         }
     }
@@ -975,8 +988,9 @@ impl<'t, 'o> AtomSink<'t, 'o> {
                 size = grown;
             }
         }
+        // Non-additive sizers get the gap's size too: `pack.rs` sums it into estimates.
         let lead_gap = match self.atoms.last() {
-            Some(last) if additive => self.size_of(last.end, start),
+            Some(last) if last.end < start => self.size_of(last.end, start),
             _ => 0,
         };
         if let Some(last) = self.atoms.last().filter(|_| heading == 0) {

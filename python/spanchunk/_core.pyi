@@ -7,7 +7,7 @@
 # - text that cannot be UTF-8 encoded (a lone surrogate) raises UnicodeEncodeError from the
 #   argument conversion; the Python layer turns it into a ValueError with the position;
 # - the GIL is released for every pass over the text.
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, final
 
 import numpy as np
@@ -33,7 +33,11 @@ class Splitter:
         trim: bool = True,
         unit: str = "char",
         structure: str | None = None,
+        encoding: str | None = None,
+        tokenizer_json: str | None = None,
+        length_function: Callable[[str], int] | None = None,
     ) -> Splitter: ...
+    def measure(self, text: str) -> int: ...
     @property
     def chunk_size(self) -> int: ...
     @property

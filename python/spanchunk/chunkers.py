@@ -25,12 +25,15 @@ from numpy.typing import NDArray
 
 from spanchunk import _core
 from spanchunk._spans import all_built_in, spans_of_pieces, structured, tree_array
+from spanchunk._tokens import Sizing, sizing
 from spanchunk.chunk import Chunk
 from spanchunk.document import Document, _as_document, _text_type_error
 from spanchunk.errors import ChunkingError, SkippedDocumentWarning, _encoding_error
 from spanchunk.registry import ParentRegistry
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from spanchunk._spans import Level
 
 __all__ = [
@@ -96,24 +99,6 @@ def _overlap_setting(name: str, value: object, limit_name: str, limit: int) -> i
     return overlap
 
 
-def _unit_setting(unit: object, encoding: object) -> str:
-    if unit == "token":
-        raise ValueError(
-            "unit='token' is not available in this version of spanchunk: "
-            "use unit='char' (code points) or unit='byte' (UTF-8 bytes)"
-        )
-    if not isinstance(unit, str) or unit not in ("char", "byte"):
-        raise ValueError(
-            f"unknown unit {unit!r}: use unit='char' (code points) or unit='byte' (UTF-8 bytes)"
-        )
-    if encoding is not None:
-        raise ValueError(
-            f"encoding={encoding!r} applies to token units only, which are not available in "
-            f"this version: drop encoding (or pass encoding=None) with unit={unit!r}"
-        )
-    return unit
-
-
 def _separators_setting(separators: object) -> list[list[str]] | None:
     if separators is None:
         return None
@@ -168,11 +153,11 @@ def _workers_setting(workers: object) -> int | None:
     return count
 
 
-def _level_setting(name: str, value: object, size: int, unit: str) -> Chunker | None:
+def _level_setting(name: str, value: object, size: int, units: Sizing) -> Chunker | None:
     """A level's chunker: a Chunker, None (the default), or "markdown" (a MarkdownChunker of
-    the level's size) or "text" (the default)."""
+    the level's size, in the tree's unit) or "text" (the default)."""
     if value == "markdown":
-        return MarkdownChunker(size, unit=unit)  # type: ignore[arg-type]
+        return _recursive(size, 0, units, MarkdownChunker)
     if value == "text":
         return None
     if value is None or isinstance(value, Chunker):
@@ -649,9 +634,16 @@ class RecursiveChunker(_BuiltInChunker):
         keep_separator: ``"end"``: a separator ends the chunk before it; ``"start"``: it
             begins the chunk after it; ``False``: it never stands at a chunk edge.
         trim: Strip whitespace from both edges of every chunk.
-        unit: ``"char"`` (code points, as ``len``) or ``"byte"`` (UTF-8 bytes).
-        encoding: Reserved for token units; must be None.
+        unit: ``"char"`` (code points, as ``len``), ``"byte"`` (UTF-8 bytes) or
+            ``"token"`` (with exactly one of ``encoding``, ``tokenizer``, ``length_function``).
+        encoding: With ``unit="token"``: a tiktoken encoding compiled into the core
+            (``"o200k_base"``, ``"cl100k_base"``, ``"p50k_base"``, ``"r50k_base"``).
         name: A label, reported in ``settings()`` but never part of the fingerprint.
+        tokenizer: With ``unit="token"``: the path of a HuggingFace ``tokenizer.json`` (or a
+            ``tokenizers.Tokenizer``), counted in Rust without special tokens, truncation or
+            padding. ``settings()`` names it by the hash of its content.
+        length_function: With ``unit="token"``: any callable ``str -> int``. The slow path:
+            the core calls it for every measurement, holding the GIL.
 
     Raises:
         TypeError: A size is not an int, or separators are not strings.
@@ -678,11 +670,15 @@ class RecursiveChunker(_BuiltInChunker):
         separators: Sequence[str | Sequence[str]] | None = None,
         keep_separator: KeepSeparator = "end",
         trim: bool = True,
-        unit: Literal["char", "byte"] = "char",
-        encoding: None = None,
+        unit: Literal["char", "byte", "token"] = "char",
+        encoding: str | None = None,
         name: str | None = None,
+        *,
+        tokenizer: object = None,
+        length_function: Callable[[str], int] | None = None,
     ) -> None:
-        unit = _unit_setting(unit, encoding)  # type: ignore[assignment]
+        self._sizing = sizing(unit, encoding, tokenizer, length_function)
+        unit = self._sizing.unit  # type: ignore[assignment]
         self._chunk_size = _positive_size("chunk_size", chunk_size, unit, 1000)
         self._overlap = _overlap_setting("overlap", overlap, "chunk_size", self._chunk_size)
         self._min_chunk_size = _int_setting("min_chunk_size", min_chunk_size, 0)
@@ -703,7 +699,7 @@ class RecursiveChunker(_BuiltInChunker):
             raise TypeError(f"trim must be True or False, not {type(trim).__name__}")
         self._trim = trim
         self._unit = unit
-        self._encoding = encoding
+        self._encoding = self._sizing.encoding
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a str or None, not {type(name).__name__}")
         self._name = name
@@ -718,8 +714,8 @@ class RecursiveChunker(_BuiltInChunker):
                 separators=self._separators,
                 keep_separator=self._core_keep_separator,
                 trim=self._trim,
-                unit=self._unit,
                 structure=self._STRUCTURE,
+                **self._sizing.core(),
             )
         except UnicodeEncodeError as error:
             raise _encoding_error(error, "a separator") from None
@@ -762,12 +758,12 @@ class RecursiveChunker(_BuiltInChunker):
 
     @property
     def unit(self) -> str:
-        """``"char"`` or ``"byte"``."""
+        """``"char"``, ``"byte"`` or ``"token"``."""
         return self._unit
 
     @property
-    def encoding(self) -> None:
-        """Reserved for token units: always None in this version."""
+    def encoding(self) -> str | None:
+        """The tiktoken encoding of token units (None otherwise)."""
         return self._encoding
 
     @property
@@ -785,8 +781,7 @@ class RecursiveChunker(_BuiltInChunker):
             "separators": self.separators,
             "keep_separator": self._keep_separator,
             "trim": self._trim,
-            "unit": self._unit,
-            "encoding": self._encoding,
+            **self._sizing.settings(),
             "name": self._name,
         }
 
@@ -809,6 +804,21 @@ class RecursiveChunker(_BuiltInChunker):
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
+def _recursive(
+    size: int, overlap: int, units: Sizing, kind: type[RecursiveChunker] | None = None
+) -> RecursiveChunker:
+    """A default level of a tree chunker (a ``RecursiveChunker`` unless ``kind`` says
+    otherwise), in the tree's (already validated) unit."""
+    return (kind or RecursiveChunker)(
+        size,
+        overlap=overlap,
+        unit=units.unit,  # type: ignore[arg-type]
+        encoding=units.encoding,
+        tokenizer=units.tokenizer,
+        length_function=units.length_function,
+    )
+
+
 class HierarchicalChunker(_BuiltInChunker):
     """N levels of chunks, each cut inside the one above: small-to-big retrieval.
 
@@ -822,13 +832,16 @@ class HierarchicalChunker(_BuiltInChunker):
         overlap: Overlap between consecutive leaves (level 0) of one parent, in ``unit``;
             smaller than the smallest size. Parent levels never overlap: their children
             would repeat the same text.
-        unit: ``"char"`` or ``"byte"``, for every default level.
-        encoding: Reserved for token units; must be None.
+        unit: ``"char"``, ``"byte"`` or ``"token"``, for every default level (see
+            ``RecursiveChunker``; mix units with ``chunkers``).
+        encoding: The tiktoken encoding of token units.
         chunkers: None, or one item per size: None (a ``RecursiveChunker`` of that size),
             ``"markdown"`` (a ``MarkdownChunker`` of that size) or a ``Chunker`` that cuts
             that level instead (a custom strategy included). A built-in chunker above the
             leaves must have no overlap.
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
+        tokenizer: A ``tokenizer.json`` path (or ``tokenizers.Tokenizer``) for token units.
+        length_function: A callable ``str -> int`` for token units (slow path).
 
     Raises:
         TypeError: A size is not an int, or a chunkers item is not a Chunker.
@@ -851,12 +864,16 @@ class HierarchicalChunker(_BuiltInChunker):
         self,
         sizes: Sequence[int] = (2048, 512, 128),
         overlap: int = 0,
-        unit: Literal["char", "byte"] = "char",
-        encoding: None = None,
+        unit: Literal["char", "byte", "token"] = "char",
+        encoding: str | None = None,
         chunkers: Sequence[Chunker | Literal["markdown", "text"] | None] | None = None,
         registry: ParentStore | None = None,
+        *,
+        tokenizer: object = None,
+        length_function: Callable[[str], int] | None = None,
     ) -> None:
-        unit = _unit_setting(unit, encoding)  # type: ignore[assignment]
+        units = sizing(unit, encoding, tokenizer, length_function)
+        unit = units.unit  # type: ignore[assignment]
         if not isinstance(sizes, (list, tuple)):
             raise TypeError(
                 f"sizes must be a list of ints, top level first, not {type(sizes).__name__}: "
@@ -889,7 +906,7 @@ class HierarchicalChunker(_BuiltInChunker):
             )
         else:
             given = tuple(
-                _level_setting(f"chunkers[{position}]", chunker, size, unit)
+                _level_setting(f"chunkers[{position}]", chunker, size, units)
                 for position, (size, chunker) in enumerate(zip(checked, chunkers, strict=True))
             )
         # Overlap goes to the leaves only: the core refuses overlapping parents, whose
@@ -898,14 +915,13 @@ class HierarchicalChunker(_BuiltInChunker):
         levels = tuple(
             chunker
             if chunker is not None
-            else RecursiveChunker(size, overlap=level_overlap if depth == leaf else 0, unit=unit)
+            else _recursive(size, level_overlap if depth == leaf else 0, units)
             for depth, (size, chunker) in enumerate(zip(checked, given, strict=True))
         )
         self._overlap = level_overlap
         self._setup(
             sizes=checked,
-            unit=unit,
-            encoding=encoding,
+            units=units,
             given=given,
             level_chunkers=levels,
             registry=registry,
@@ -915,8 +931,7 @@ class HierarchicalChunker(_BuiltInChunker):
         self,
         *,
         sizes: tuple[int, ...],
-        unit: str,
-        encoding: None,
+        units: Sizing,
         given: tuple[Chunker | None, ...],
         level_chunkers: tuple[Chunker, ...],
         registry: ParentStore | None,
@@ -933,8 +948,9 @@ class HierarchicalChunker(_BuiltInChunker):
                     "the leaf level"
                 )
         self._sizes = sizes
-        self._unit = unit
-        self._encoding = encoding
+        self._sizing = units
+        self._unit = units.unit
+        self._encoding = units.encoding
         self._given_chunkers = given
         self._level_chunkers = level_chunkers
         self._registry = ParentRegistry() if registry is None else registry
@@ -959,12 +975,12 @@ class HierarchicalChunker(_BuiltInChunker):
 
     @property
     def unit(self) -> str:
-        """``"char"`` or ``"byte"``."""
+        """``"char"``, ``"byte"`` or ``"token"``, of the default levels."""
         return self._unit
 
     @property
-    def encoding(self) -> None:
-        """Reserved for token units: always None in this version."""
+    def encoding(self) -> str | None:
+        """The tiktoken encoding of token units (None otherwise)."""
         return self._encoding
 
     @property
@@ -983,8 +999,7 @@ class HierarchicalChunker(_BuiltInChunker):
             "type": _type_name(self, HierarchicalChunker),
             "sizes": list(self._sizes),
             "overlap": self._overlap,
-            "unit": self._unit,
-            "encoding": self._encoding,
+            **self._sizing.settings(),
             "chunkers": [_nested_settings(chunker) for chunker in self._given_chunkers],
         }
 
@@ -1049,9 +1064,12 @@ class ParentChildChunker(HierarchicalChunker):
             default ``RecursiveChunker(child_size, overlap=child_overlap)`` (a
             ``MarkdownChunker`` under Markdown parents), or ``"markdown"`` for
             ``MarkdownChunker(child_size)``.
-        unit: ``"char"`` or ``"byte"``, for the default levels.
-        encoding: Reserved for token units; must be None.
+        unit: ``"char"``, ``"byte"`` or ``"token"``, for the default levels (see
+            ``RecursiveChunker``; mix units with ``parent_chunker`` / ``child_chunker``).
+        encoding: The tiktoken encoding of token units.
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
+        tokenizer: A ``tokenizer.json`` path (or ``tokenizers.Tokenizer``) for token units.
+        length_function: A callable ``str -> int`` for token units (slow path).
 
     Raises:
         TypeError: A size is not an int, or a chunker is not a Chunker.
@@ -1074,11 +1092,15 @@ class ParentChildChunker(HierarchicalChunker):
         child_overlap: int | None = None,
         parent_chunker: Chunker | Literal["markdown", "text"] | None = None,
         child_chunker: Chunker | Literal["markdown", "text"] | None = None,
-        unit: Literal["char", "byte"] = "char",
-        encoding: None = None,
+        unit: Literal["char", "byte", "token"] = "char",
+        encoding: str | None = None,
         registry: ParentStore | None = None,
+        *,
+        tokenizer: object = None,
+        length_function: Callable[[str], int] | None = None,
     ) -> None:
-        unit = _unit_setting(unit, encoding)  # type: ignore[assignment]
+        units = sizing(unit, encoding, tokenizer, length_function)
+        unit = units.unit  # type: ignore[assignment]
         parent_size = _positive_size("parent_size", parent_size, unit, 2000)
         child_size = _positive_size("child_size", child_size, unit, 400)
         if child_size >= parent_size:
@@ -1088,23 +1110,22 @@ class ParentChildChunker(HierarchicalChunker):
             )
         overlap = _overlap_setting("child_overlap", child_overlap, "child_size", child_size)
         given = (
-            _level_setting("parent_chunker", parent_chunker, parent_size, unit),
-            _level_setting("child_chunker", child_chunker, child_size, unit),
+            _level_setting("parent_chunker", parent_chunker, parent_size, units),
+            _level_setting("child_chunker", child_chunker, child_size, units),
         )
         # Markdown parents get Markdown children by default: a code block or a table row
         # that fits a child is not cut either, and children do not straddle sections.
         child_type = MarkdownChunker if isinstance(given[0], MarkdownChunker) else RecursiveChunker
         levels = (
-            given[0] if given[0] is not None else RecursiveChunker(parent_size, unit=unit),
+            given[0] if given[0] is not None else _recursive(parent_size, 0, units),
             given[1]
             if given[1] is not None
-            else child_type(child_size, overlap=overlap, unit=unit),
+            else _recursive(child_size, overlap, units, child_type),
         )
         self._overlap = overlap
         self._setup(
             sizes=(parent_size, child_size),
-            unit=unit,
-            encoding=encoding,
+            units=units,
             given=given,
             level_chunkers=levels,
             registry=registry,
@@ -1150,8 +1171,7 @@ class ParentChildChunker(HierarchicalChunker):
             "child_overlap": self._overlap,
             "parent_chunker": _nested_settings(self._given_chunkers[0]),
             "child_chunker": _nested_settings(self._given_chunkers[1]),
-            "unit": self._unit,
-            "encoding": self._encoding,
+            **self._sizing.settings(),
         }
 
     def __repr__(self) -> str:
