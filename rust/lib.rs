@@ -9,11 +9,14 @@
 
 pub mod error;
 pub mod ids;
+pub mod markdown;
 pub mod merge;
+mod pack;
 mod search;
 pub mod size;
 pub mod span;
 pub mod split;
+pub mod token;
 pub mod tree;
 
 #[cfg(feature = "python")]
@@ -21,5 +24,5 @@ mod py;
 
 pub use error::ChunkError;
 pub use size::{Sizer, Unit};
-pub use split::{KeepSeparator, Splitter, SplitterConfig};
+pub use split::{KeepSeparator, Splitter, SplitterConfig, Structure};
 pub use tree::{tree_spans, LevelSpans, SpanTable};

@@ -20,13 +20,16 @@ use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueErro
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
 use crate::error::ChunkError;
 use crate::ids;
+use crate::markdown::Outline;
+use crate::size::Sizer;
 use crate::span::{char_to_byte, CharCursor};
-use crate::split::{default_separators, KeepSeparator, Splitter, SplitterConfig};
+use crate::split::{default_separators, KeepSeparator, Splitter, SplitterConfig, Structure};
+use crate::token::{HuggingFaceSizer, TiktokenSizer};
 use crate::tree::{self, SpanTable, SPAN_COLUMNS};
 use crate::Unit;
 
@@ -69,6 +72,102 @@ fn as_i64(value: usize) -> i64 {
     value as i64
 }
 
+/// A Python callable `str -> int` as a sizer: the documented slow path, which attaches to the
+/// interpreter (takes the GIL) for every measurement.
+struct CallableSizer {
+    function: Py<PyAny>,
+}
+
+impl std::fmt::Debug for CallableSizer {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("CallableSizer")
+    }
+}
+
+/// A Python error raised by a `length_function`, carried out of the engine (whose sizers
+/// cannot fail) as a panic payload and raised again by [`engine`].
+struct SizerError(PyErr);
+
+impl CallableSizer {
+    fn call(&self, text: &str) -> PyResult<usize> {
+        Python::attach(|py| {
+            let value = self.function.bind(py).call1((text,))?;
+            if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
+                return Err(PyTypeError::new_err(format!(
+                    "length_function must return an int, got {} for a text of {} chars",
+                    value.get_type().name()?,
+                    text.chars().count()
+                )));
+            }
+            let count: i64 = value.extract()?;
+            usize::try_from(count).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "length_function returned {count} for a text of {} chars: it must return a non-negative int",
+                    text.chars().count()
+                ))
+            })
+        })
+    }
+}
+
+impl Sizer for CallableSizer {
+    fn size(&self, text: &str) -> usize {
+        match self.call(text) {
+            Ok(size) => size,
+            // Not a panic message: `resume_unwind` skips the panic hook, and `engine` turns
+            // the payload back into the Python exception.
+            Err(error) => std::panic::resume_unwind(Box::new(SizerError(error))),
+        }
+    }
+
+    fn is_additive(&self) -> bool {
+        false
+    }
+
+    fn name(&self) -> &'static str {
+        "token"
+    }
+
+    fn identity(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// Runs the engine, raising a `length_function`'s error as itself.
+fn engine<T>(work: impl FnOnce() -> Result<T, ChunkError>) -> PyResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+        Ok(result) => Ok(result?),
+        Err(payload) => match payload.downcast::<SizerError>() {
+            Ok(error) => Err(error.0),
+            Err(payload) => std::panic::resume_unwind(payload),
+        },
+    }
+}
+
+/// The sizer of `unit`: "char" and "byte" are built in; "token" needs exactly one of a
+/// tiktoken encoding name, a tokenizer.json text, or a callable.
+fn token_sizer(
+    unit: &str,
+    encoding: Option<&str>,
+    tokenizer_json: Option<&str>,
+    length_function: Option<Py<PyAny>>,
+) -> Result<Option<Box<dyn Sizer>>, ChunkError> {
+    match (unit, encoding, tokenizer_json, length_function) {
+        ("token", Some(encoding), None, None) => Ok(Some(Box::new(TiktokenSizer::new(encoding)?))),
+        ("token", None, Some(json), None) => Ok(Some(Box::new(HuggingFaceSizer::from_json(json)?))),
+        ("token", None, None, Some(function)) => Ok(Some(Box::new(CallableSizer { function }))),
+        ("token", ..) => Err(ChunkError::setting(
+            "unit",
+            "unit=\"token\" needs exactly one of encoding, tokenizer or length_function",
+        )),
+        (_, None, None, None) => Ok(None),
+        (other, ..) => Err(ChunkError::setting(
+            "unit",
+            format!("encoding, tokenizer and length_function apply to unit=\"token\" only, not {other:?}: pass unit=\"token\" or drop them"),
+        )),
+    }
+}
+
 /// One level of the splitting engine.
 #[pyclass(frozen, name = "Splitter", module = "spanchunk._core")]
 pub struct PySplitter {
@@ -78,7 +177,7 @@ pub struct PySplitter {
 #[pymethods]
 impl PySplitter {
     #[new]
-    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char"))]
+    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None, encoding = None, tokenizer_json = None, length_function = None))]
     fn new(
         chunk_size: i64,
         overlap: i64,
@@ -87,6 +186,10 @@ impl PySplitter {
         keep_separator: &str,
         trim: bool,
         unit: &str,
+        structure: Option<&str>,
+        encoding: Option<&str>,
+        tokenizer_json: Option<&str>,
+        length_function: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let config = SplitterConfig {
             chunk_size: non_negative("chunk_size", chunk_size)?,
@@ -95,8 +198,12 @@ impl PySplitter {
             separators: separators.unwrap_or_else(default_separators),
             keep_separator: KeepSeparator::parse(keep_separator)?,
             trim,
+            structure: Structure::parse(structure)?,
         };
-        let splitter = Splitter::new(config, Unit::parse(unit)?)?;
+        let splitter = match token_sizer(unit, encoding, tokenizer_json, length_function)? {
+            Some(sizer) => Splitter::with_sizer(config, sizer)?,
+            None => Splitter::new(config, Unit::parse(unit)?)?,
+        };
         Ok(Self {
             inner: Arc::new(splitter),
         })
@@ -133,8 +240,19 @@ impl PySplitter {
     }
 
     #[getter]
+    fn structure(&self) -> Option<&'static str> {
+        self.inner.config().structure.name()
+    }
+
+    #[getter]
     fn unit(&self) -> &'static str {
         self.inner.sizer().name()
+    }
+
+    /// The size of `text` in this splitter's unit.
+    fn measure(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<usize> {
+        let splitter = Arc::clone(&self.inner);
+        py.detach(|| engine(|| Ok(splitter.sizer().size(&text))))
     }
 
     fn __repr__(&self) -> String {
@@ -157,14 +275,16 @@ impl PySplitter {
         text: PyBackedStr,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         let splitter = Arc::clone(&self.inner);
-        let rows = py.detach(|| -> Result<Vec<[i64; 4]>, ChunkError> {
-            let spans = splitter.split(&text)?;
-            let chars = tree::char_spans(&text, &spans);
-            Ok(spans
-                .iter()
-                .zip(&chars)
-                .map(|(&(sb, eb), &(sc, ec))| [as_i64(sb), as_i64(eb), as_i64(sc), as_i64(ec)])
-                .collect())
+        let rows = py.detach(|| {
+            engine(|| -> Result<Vec<[i64; 4]>, ChunkError> {
+                let spans = splitter.split(&text)?;
+                let chars = tree::char_spans(&text, &spans);
+                Ok(spans
+                    .iter()
+                    .zip(&chars)
+                    .map(|(&(sb, eb), &(sc, ec))| [as_i64(sb), as_i64(eb), as_i64(sc), as_i64(ec)])
+                    .collect())
+            })
         })?;
         rows_to_numpy(py, rows)
     }
@@ -193,9 +313,20 @@ fn tree_spans<'py>(
     let owned = splitters(&levels);
     let table = py.detach(|| {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
-        tree::tree_spans(&borrowed, &text)
+        engine(|| tree::tree_spans(&borrowed, &text))
     })?;
     table_to_numpy(py, table)
+}
+
+/// A `workers` argument: None (every core) or a positive count.
+fn worker_count(workers: Option<i64>) -> PyResult<Option<usize>> {
+    match workers {
+        None => Ok(None),
+        Some(count) if count >= 1 => Ok(Some(non_negative("workers", count)?)),
+        Some(count) => Err(PyValueError::new_err(format!(
+            "workers must be >= 1 or None, got {count}: pass None to use every core"
+        ))),
+    }
 }
 
 /// tree_spans of many documents on `workers` threads.
@@ -208,19 +339,11 @@ fn tree_spans_many<'py>(
     workers: Option<i64>,
 ) -> PyResult<Vec<Bound<'py, PyArray2<i64>>>> {
     let owned = splitters(&levels);
-    let workers = match workers {
-        None => None,
-        Some(count) if count >= 1 => Some(non_negative("workers", count)?),
-        Some(count) => {
-            return Err(PyValueError::new_err(format!(
-                "workers must be >= 1 or None, got {count}: pass None to use every core"
-            )))
-        }
-    };
+    let workers = worker_count(workers)?;
     let tables = py.detach(|| {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
         let texts: Vec<&str> = texts.iter().map(|text| &**text).collect();
-        tree::tree_spans_many(&borrowed, &texts, workers)
+        engine(|| tree::tree_spans_many(&borrowed, &texts, workers))
     })?;
     tables
         .into_iter()
@@ -273,24 +396,26 @@ fn level_spans<'py>(
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let parents = byte_spans(&text, &parents)?;
     let splitter = Arc::clone(&splitter.get().inner);
-    let rows = py.detach(|| -> Result<Vec<[i64; 5]>, ChunkError> {
-        let level = tree::level_spans(&splitter, &text, &parents)?;
-        let chars = tree::char_spans(&text, &level.spans);
-        Ok(level
-            .spans
-            .iter()
-            .zip(&chars)
-            .zip(&level.parent)
-            .map(|((&(sb, eb), &(sc, ec)), &parent)| {
-                [
-                    as_i64(parent),
-                    as_i64(sb),
-                    as_i64(eb),
-                    as_i64(sc),
-                    as_i64(ec),
-                ]
-            })
-            .collect())
+    let rows = py.detach(|| {
+        engine(|| -> Result<Vec<[i64; 5]>, ChunkError> {
+            let level = tree::level_spans(&splitter, &text, &parents)?;
+            let chars = tree::char_spans(&text, &level.spans);
+            Ok(level
+                .spans
+                .iter()
+                .zip(&chars)
+                .zip(&level.parent)
+                .map(|((&(sb, eb), &(sc, ec)), &parent)| {
+                    [
+                        as_i64(parent),
+                        as_i64(sb),
+                        as_i64(eb),
+                        as_i64(sc),
+                        as_i64(ec),
+                    ]
+                })
+                .collect())
+        })
     })?;
     rows_to_numpy(py, rows)
 }
@@ -789,8 +914,11 @@ fn child_rows(parents: &[Option<usize>]) -> (Vec<usize>, Vec<usize>) {
 }
 
 /// `Chunk` objects for every row of a document's (n, 7) span table, in row order: ids, texts
-/// sliced from the document str, parent ids and child-id tuples, one shared metadata mapping.
+/// sliced from the document str, parent ids and child-id tuples, one shared metadata mapping;
+/// with a Markdown `outline`, one mapping per heading path, holding the document's metadata
+/// and `"headings"`, shared by the chunks with that path.
 #[pyfunction]
+#[pyo3(signature = (text, document_id, fingerprint, metadata, spans, outline = None))]
 fn build_chunks<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
@@ -798,6 +926,7 @@ fn build_chunks<'py>(
     fingerprint: &str,
     metadata: Option<&Bound<'py, PyAny>>,
     spans: PyReadonlyArray2<'py, i64>,
+    outline: Option<&Bound<'py, PyOutline>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let rows = span_rows(&spans, text.len()?)?;
     let parents = parent_rows(&rows, &level_blocks(&rows)?)?;
@@ -819,6 +948,7 @@ fn build_chunks<'py>(
     let ids: Vec<Bound<'py, PyString>> =
         id_strings.iter().map(|id| PyString::new(py, id)).collect();
     let metadata = frozen_metadata(py, metadata)?;
+    let mut paths = outline.map(|outline| HeadingPaths::new(outline.get(), &metadata));
     let no_children = PyTuple::empty(py);
     let mut chunks = Vec::with_capacity(rows.len());
     for (number, row) in rows.iter().enumerate() {
@@ -840,12 +970,147 @@ fn build_chunks<'py>(
             end_byte: row.end_byte,
             parent_id: parents[number].map(|parent| ids[parent].clone().unbind()),
             child_ids: child_ids.unbind(),
-            metadata: metadata.clone().unbind(),
+            metadata: match paths.as_mut() {
+                None => metadata.clone().unbind(),
+                Some(paths) => paths.metadata(py, row.start_byte)?.unbind(),
+            },
         };
         chunks.push(Bound::new(py, chunk)?);
     }
     PyList::new(py, chunks)
 }
+
+// ---------------------------------------------------------------------------------- markdown
+
+/// The Markdown structure of one document (its headings and cut positions), parsed once in
+/// the core: what `markdown_tree_spans` returns with the spans, for `build_chunks`.
+#[pyclass(frozen, name = "Outline", module = "spanchunk._core")]
+pub struct PyOutline {
+    inner: Outline,
+}
+
+#[pymethods]
+impl PyOutline {
+    #[new]
+    fn new(py: Python<'_>, text: PyBackedStr) -> Self {
+        Self {
+            inner: py.detach(|| Outline::parse(&text)),
+        }
+    }
+
+    /// (start_byte, level, plain text) of every top-level heading, in document order.
+    #[getter]
+    fn headings(&self) -> Vec<(usize, u8, String)> {
+        self.inner
+            .headings
+            .iter()
+            .map(|heading| (heading.start, heading.level, heading.text.clone()))
+            .collect()
+    }
+
+    /// The heading path (plain texts, outermost first) of a chunk starting at `start_byte`.
+    fn path(&self, start_byte: usize) -> Vec<String> {
+        let outline = &self.inner;
+        outline
+            .path(outline.headings_before(start_byte))
+            .into_iter()
+            .map(|row| outline.headings[row].text.clone())
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Outline(headings={})", self.inner.headings.len())
+    }
+}
+
+/// Per heading path, the read-only metadata of its chunks: the document's metadata and
+/// `"headings"`, built once per path.
+struct HeadingPaths<'a, 'py> {
+    outline: &'a Outline,
+    base: &'a Bound<'py, PyAny>,
+    /// By the number of headings before a chunk's start.
+    built: Vec<Option<Bound<'py, PyAny>>>,
+    texts: Vec<Option<Bound<'py, PyString>>>,
+}
+
+impl<'a, 'py> HeadingPaths<'a, 'py> {
+    fn new(outline: &'a PyOutline, base: &'a Bound<'py, PyAny>) -> Self {
+        let count = outline.inner.headings.len();
+        Self {
+            outline: &outline.inner,
+            base,
+            built: vec![None; count + 1],
+            texts: vec![None; count],
+        }
+    }
+
+    fn metadata(&mut self, py: Python<'py>, start_byte: usize) -> PyResult<Bound<'py, PyAny>> {
+        let count = self.outline.headings_before(start_byte);
+        if let Some(built) = &self.built[count] {
+            return Ok(built.clone());
+        }
+        let mut names = Vec::new();
+        for row in self.outline.path(count) {
+            let name = self.texts[row]
+                .get_or_insert_with(|| PyString::new(py, &self.outline.headings[row].text));
+            names.push(name.clone());
+        }
+        let dict = plain_dict(self.base)?;
+        dict.set_item(intern!(py, "headings"), PyTuple::new(py, names)?)?;
+        let proxy_type = MAPPING_PROXY_TYPE.import(py, "types", "MappingProxyType")?;
+        let built = proxy_type.call1((dict,))?;
+        self.built[count] = Some(built.clone());
+        Ok(built)
+    }
+}
+
+/// tree_spans of a document, and its Markdown outline (None when no level is Markdown).
+#[pyfunction]
+fn markdown_tree_spans<'py>(
+    py: Python<'py>,
+    levels: Vec<Bound<'py, PySplitter>>,
+    text: PyBackedStr,
+) -> PyResult<MarkdownTable<'py>> {
+    let owned = splitters(&levels);
+    let (table, outline) = py.detach(|| {
+        let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
+        tree::tree_spans_outlined(&borrowed, &text)
+    })?;
+    let outline = outline
+        .map(|inner| Bound::new(py, PyOutline { inner }))
+        .transpose()?;
+    Ok((table_to_numpy(py, table)?, outline))
+}
+
+/// markdown_tree_spans of many documents on `workers` threads.
+#[pyfunction]
+#[pyo3(signature = (levels, texts, workers = None))]
+fn markdown_tree_spans_many<'py>(
+    py: Python<'py>,
+    levels: Vec<Bound<'py, PySplitter>>,
+    texts: Vec<PyBackedStr>,
+    workers: Option<i64>,
+) -> PyResult<Vec<MarkdownTable<'py>>> {
+    let owned = splitters(&levels);
+    let workers = worker_count(workers)?;
+    let results = py.detach(|| {
+        let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
+        let texts: Vec<&str> = texts.iter().map(|text| &**text).collect();
+        tree::tree_spans_outlined_many(&borrowed, &texts, workers)
+    })?;
+    results
+        .into_iter()
+        .map(|(table, outline)| {
+            let outline = outline
+                .map(|inner| Bound::new(py, PyOutline { inner }))
+                .transpose()?;
+            Ok((table_to_numpy(py, table)?, outline))
+        })
+        .collect()
+}
+
+/// A document's span table and its outline.
+type MarkdownTable<'py> = (Bound<'py, PyArray2<i64>>, Option<Bound<'py, PyOutline>>);
 
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -853,6 +1118,9 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("SPAN_COLUMNS", PyTuple::new(module.py(), SPAN_COLUMNS)?)?;
     module.add_class::<PySplitter>()?;
     module.add_class::<PyChunk>()?;
+    module.add_class::<PyOutline>()?;
+    module.add_function(wrap_pyfunction!(markdown_tree_spans, module)?)?;
+    module.add_function(wrap_pyfunction!(markdown_tree_spans_many, module)?)?;
     module.add_function(wrap_pyfunction!(build_chunks, module)?)?;
     module.add_function(wrap_pyfunction!(py_default_separators, module)?)?;
     module.add_function(wrap_pyfunction!(tree_spans, module)?)?;

@@ -26,10 +26,24 @@ pub trait Sizer: Debug + Send + Sync {
         false
     }
     /// A cheap lower bound of `size(text)`: a piece whose bound exceeds the chunk size is
-    /// cut without being measured. The default, 0, always measures.
+    /// cut without being measured. The default, 0, always measures. Token sizers give an
+    /// estimate instead: cutting a piece that would have fit only makes finer atoms, which
+    /// merging joins again, so the size rule never depends on it.
     fn lower_bound(&self, text: &str) -> usize {
         let _ = text;
         0
+    }
+    /// What identifies the sizer among those sharing a `name` ("token:" sizers differ by
+    /// encoding or tokenizer): two splitters with equal identities measure any text alike and
+    /// may share atoms. `None` (a Python callable) never shares.
+    fn identity(&self) -> Option<&str> {
+        Some(self.name())
+    }
+    /// A cheap upper bound of `size(text)`: a chunk whose bound fits needs no exact check.
+    /// The default, `usize::MAX`, always checks.
+    fn upper_bound(&self, text: &str) -> usize {
+        let _ = text;
+        usize::MAX
     }
     /// A byte offset at or before `end` such that `text[offset..end]` holds at least `units`
     /// units (or starts at `floor`). Lets the engine look for overlap boundaries in a short

@@ -28,13 +28,17 @@
 //! - Graphemes are packed into maximal runs while iterating, instead of becoming one atom
 //!   each: text with no separators (10 MB of CJK) would otherwise allocate an atom per
 //!   grapheme.
+//! - Token sizers: graphemes measured one by one and packed by `pack.rs` (one exact count
+//!   per run) instead of re-measuring a growing run for every grapheme, which was quadratic.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::error::ChunkError;
+use crate::markdown::{self, Outline, HEADING_LEVELS, STRUCTURE_LEVELS};
 use crate::merge::Merger;
 use crate::search::Searcher;
 use crate::size::{is_whitespace, Sizer, Unit};
@@ -80,6 +84,42 @@ impl KeepSeparator {
     }
 }
 
+/// The document structure a splitter cuts at before its literal separators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Structure {
+    /// None: the separators only.
+    #[default]
+    Plain,
+    /// Markdown (CommonMark): sections, then blocks, then the separators; see `markdown.rs`.
+    Markdown,
+}
+
+impl Structure {
+    /// Parses the Python spelling (None or "text" for plain, "markdown").
+    ///
+    /// # Errors
+    /// Any other value, with the choices.
+    pub fn parse(name: Option<&str>) -> Result<Self, ChunkError> {
+        match name {
+            None | Some("text") => Ok(Self::Plain),
+            Some("markdown") => Ok(Self::Markdown),
+            Some(other) => Err(ChunkError::setting(
+                "structure",
+                format!("unknown structure {other:?}: use None (plain text) or \"markdown\""),
+            )),
+        }
+    }
+
+    /// The Python spelling (None for plain text).
+    #[must_use]
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Self::Plain => None,
+            Self::Markdown => Some("markdown"),
+        }
+    }
+}
+
 /// The settings of one level.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SplitterConfig {
@@ -95,6 +135,8 @@ pub struct SplitterConfig {
     pub keep_separator: KeepSeparator,
     /// Strip whitespace from chunk edges.
     pub trim: bool,
+    /// Document structure cut at before the separators.
+    pub structure: Structure,
 }
 
 impl SplitterConfig {
@@ -108,6 +150,7 @@ impl SplitterConfig {
             separators: default_separators(),
             keep_separator: KeepSeparator::End,
             trim: true,
+            structure: Structure::Plain,
         }
     }
 }
@@ -155,6 +198,12 @@ pub(crate) struct Atom {
     pub lead_gap: usize,
     /// The separator level at which cutting this atom further would start.
     pub depth: usize,
+    /// Markdown: the level (1 to 6) of the heading whose section this atom starts, else 0.
+    pub heading: u8,
+    /// Markdown heading atoms: end byte of the section's last atom in this cut.
+    pub section_end: usize,
+    /// Markdown heading atoms: size of the section's atoms, from this atom's start.
+    pub section_size: usize,
 }
 
 impl Splitter {
@@ -338,22 +387,48 @@ impl Splitter {
             && upper.config.trim
             && upper.config.min_chunk_size == 0
             && upper.config.overlap == 0
-            && self.sizer.name() == upper.sizer.name()
-            && self.sizer.is_additive()
-            && upper.sizer.is_additive()
+            && self.config.structure == Structure::Plain
+            && upper.config.structure == Structure::Plain
+            && self.sizer.identity().is_some()
+            && self.sizer.identity() == upper.sizer.identity()
     }
 
-    /// This splitter readied for one text: separators that cannot occur in it are dropped.
-    /// Cut many ranges of one text (the children of every parent) with one `Prepared`.
+    /// Whether this splitter cuts at Markdown structure (and needs the text's [`Outline`]).
+    #[must_use]
+    pub fn is_markdown(&self) -> bool {
+        self.config.structure == Structure::Markdown
+    }
+
+    /// Structure levels before the literal separator levels.
+    fn structure_levels(&self) -> usize {
+        if self.is_markdown() {
+            STRUCTURE_LEVELS
+        } else {
+            0
+        }
+    }
+
+    /// This splitter readied for one text: separators that cannot occur in it are dropped,
+    /// and a Markdown text is parsed. Cut many ranges of one text (the children of every
+    /// parent) with one `Prepared`.
     #[must_use]
     pub fn prepare(&self, text: &str) -> Prepared<'_> {
-        self.prepare_without(&absent_bytes(text, &self.rare_bytes))
+        let mut prepared = self.prepare_without(&absent_bytes(text, &self.rare_bytes), None);
+        if self.is_markdown() {
+            prepared.outline = Some(Cow::Owned(Outline::parse(text)));
+        }
+        prepared
     }
 
     /// [`Splitter::prepare`] for a text known to lack the bytes in `absent` (computed once
-    /// per text for every level of a tree, see [`absent_bytes`]).
+    /// per text for every level of a tree, see [`absent_bytes`]), with its Markdown outline
+    /// when this splitter is Markdown (parsed once per text for every level).
     #[must_use]
-    pub fn prepare_without(&self, absent: &[u8]) -> Prepared<'_> {
+    pub fn prepare_without<'s>(
+        &'s self,
+        absent: &[u8],
+        outline: Option<&'s Outline>,
+    ) -> Prepared<'s> {
         let masks = self
             .levels
             .iter()
@@ -363,6 +438,7 @@ impl Splitter {
             splitter: self,
             masks,
             buffers: RefCell::default(),
+            outline: outline.filter(|_| self.is_markdown()).map(Cow::Borrowed),
         }
     }
 
@@ -402,6 +478,18 @@ impl Splitter {
         }
     }
 
+    /// Hands the run `text[start..end]` of graphemes (of size `size`) to `sink` as an atom.
+    pub(crate) fn push_run(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        size: usize,
+        sink: &mut AtomSink<'_, '_>,
+    ) {
+        Run { start, end, size }.flush(self, text, sink);
+    }
+
     /// Handles the piece `text[start..limit]` (under `KeepSeparator::None` the separator
     /// whitespace after `limit` is left out) at separator level `level` and below.
     fn split_piece(
@@ -425,12 +513,26 @@ impl Splitter {
                 return Ok(());
             }
         }
+        let structure = self.structure_levels();
+        if level < structure {
+            if let Some(outline) = sink.outline {
+                return self.split_structure(
+                    text,
+                    outline,
+                    (content_start, content_end),
+                    level,
+                    sink,
+                );
+            }
+        }
         let keep = self.config.keep_separator;
-        for (depth, searcher) in self.levels.iter().enumerate().skip(level) {
+        let first_literal = level.saturating_sub(structure);
+        for (literal, searcher) in self.levels.iter().enumerate().skip(first_literal) {
+            let depth = structure + literal;
             let mut piece_start = content_start;
             let any = searcher.for_each(
                 content.as_bytes(),
-                sink.masks[depth],
+                sink.masks[literal],
                 |found_start, found_end| {
                     let (sep_start, sep_end) =
                         (content_start + found_start, content_start + found_end);
@@ -462,6 +564,43 @@ impl Splitter {
         self.pack_graphemes(text, content_start, content_end, sink)
     }
 
+    /// [`Splitter::split_piece`] at the Markdown structure levels from `level` on: the piece
+    /// `content` (trimmed bounds) is cut at the coarsest level with a position inside it; a
+    /// part that starts a section tells the sink its heading level.
+    fn split_structure(
+        &self,
+        text: &str,
+        outline: &Outline,
+        content: (usize, usize),
+        level: usize,
+        sink: &mut AtomSink<'_, '_>,
+    ) -> Result<(), ChunkError> {
+        let (content_start, content_end) = content;
+        for depth in level..STRUCTURE_LEVELS {
+            let positions = &outline.boundaries[depth];
+            let first = positions.partition_point(|&position| position <= content_start);
+            let last = positions.partition_point(|&position| position < content_end);
+            if first == last {
+                continue;
+            }
+            let heading = if depth < HEADING_LEVELS {
+                u8::try_from(depth + 1).unwrap_or(0)
+            } else {
+                0
+            };
+            let mut piece_start = content_start;
+            for &position in &positions[first..last] {
+                self.split_piece(text, piece_start, position, depth + 1, sink)?;
+                sink.pending_heading = heading;
+                piece_start = position;
+            }
+            self.split_piece(text, piece_start, content_end, depth + 1, sink)?;
+            sink.pending_heading = 0;
+            return Ok(());
+        }
+        self.split_piece(text, content_start, content_end, STRUCTURE_LEVELS, sink)
+    }
+
     /// Packs the graphemes of `text[start..end]` greedily into runs that fit; a grapheme
     /// larger than the chunk size is packed by code points instead.
     fn pack_graphemes(
@@ -471,6 +610,9 @@ impl Splitter {
         end: usize,
         sink: &mut AtomSink<'_, '_>,
     ) -> Result<(), ChunkError> {
+        if !self.sizer.is_additive() {
+            return crate::pack::pack_graphemes(self, text, start, end, sink);
+        }
         let region = &text[start..end];
         if self.sizer.ascii_is_one_unit()
             && region.is_ascii()
@@ -583,6 +725,8 @@ pub struct Prepared<'s> {
     /// The atom buffer, reused from one range to the next (a parent's children are cut one
     /// parent at a time: no allocation per parent).
     buffers: RefCell<Vec<Atom>>,
+    /// The text's Markdown structure (Markdown splitters only).
+    outline: Option<Cow<'s, Outline>>,
 }
 
 impl Prepared<'_> {
@@ -619,6 +763,7 @@ impl Prepared<'_> {
             splitter,
             text,
             &self.masks,
+            self.outline.as_deref(),
             self.buffers.take(),
             merger,
             out,
@@ -642,7 +787,8 @@ impl Prepared<'_> {
     }
 }
 
-/// A greedy run of graphemes (or code points) being packed.
+/// A greedy run of graphemes (or code points) being packed, for additive sizers (others pack
+/// in `pack.rs`).
 struct Run {
     start: usize,
     end: usize,
@@ -668,11 +814,7 @@ impl Run {
         size: usize,
     ) {
         let limit = splitter.config.chunk_size;
-        let grown = if splitter.sizer.is_additive() {
-            self.size + size
-        } else {
-            splitter.sizer.size(&text[self.start..end])
-        };
+        let grown = self.size + size;
         if self.end > self.start && grown > limit {
             self.flush(splitter, text, sink);
             *self = Self { start, end, size };
@@ -694,7 +836,12 @@ impl Run {
                 } else {
                     splitter.sizer.size(&text[start..end])
                 };
-                sink.push(start, end, size, splitter.levels.len());
+                sink.push(
+                    start,
+                    end,
+                    size,
+                    splitter.structure_levels() + splitter.levels.len(),
+                );
             }
         }
         self.start = self.end;
@@ -714,10 +861,15 @@ pub(crate) struct AtomSink<'t, 'o> {
     pending_blank: Option<usize>,
     /// Per separator level, the patterns that can occur in this text.
     masks: &'t [u64],
+    /// The text's Markdown structure (Markdown splitters only).
+    outline: Option<&'t Outline>,
+    /// The heading level of the section whose first atom comes next (0: none).
+    pending_heading: u8,
     merger: Merger<'t>,
     out: &'o mut Vec<Span>,
     keep: Option<&'o mut LevelAtoms>,
-    /// Atom count at which the merger is asked to close chunks again.
+    /// Atom count at which the merger is asked to close chunks again. Markdown holds every
+    /// atom of the range: where a section ends is only known at its end.
     flush_at: usize,
 }
 
@@ -729,6 +881,7 @@ impl<'t, 'o> AtomSink<'t, 'o> {
         splitter: &'t Splitter,
         text: &'t str,
         masks: &'t [u64],
+        outline: Option<&'t Outline>,
         mut atoms: Vec<Atom>,
         merger: Merger<'t>,
         out: &'o mut Vec<Span>,
@@ -741,10 +894,16 @@ impl<'t, 'o> AtomSink<'t, 'o> {
             atoms,
             pending_blank: None,
             masks,
+            outline,
+            pending_heading: 0,
             merger,
             out,
             keep,
-            flush_at: FLUSH_AT,
+            flush_at: if outline.is_some() {
+                usize::MAX
+            } else {
+                FLUSH_AT
+            },
         }
     }
 
@@ -775,7 +934,9 @@ impl<'t, 'o> AtomSink<'t, 'o> {
         self.atoms.drain(..consumed);
         // A chunk still open over many atoms is not rescanned at every push: wait for as
         // many new atoms again (linear however large the chunk size).
-        self.flush_at = FLUSH_AT.max(2 * self.atoms.len());
+        if self.flush_at != usize::MAX {
+            self.flush_at = FLUSH_AT.max(2 * self.atoms.len());
+        }
     }
 
     fn size_of(&self, start: usize, end: usize) -> usize {
@@ -813,6 +974,8 @@ impl<'t, 'o> AtomSink<'t, 'o> {
 
     fn push(&mut self, mut start: usize, end: usize, mut size: usize, depth: usize) {
         let chunk_size = self.splitter.config.chunk_size;
+        // A section's first atom never joins the atom before it (see `markdown::may_join`).
+        let heading = std::mem::take(&mut self.pending_heading);
         let additive = self.splitter.sizer.is_additive();
         if let Some(blank_start) = self.pending_blank.take() {
             let grown = if additive {
@@ -825,11 +988,12 @@ impl<'t, 'o> AtomSink<'t, 'o> {
                 size = grown;
             }
         }
+        // Non-additive sizers get the gap's size too: `pack.rs` sums it into estimates.
         let lead_gap = match self.atoms.last() {
-            Some(last) if additive => self.size_of(last.end, start),
+            Some(last) if last.end < start => self.size_of(last.end, start),
             _ => 0,
         };
-        if let Some(last) = self.atoms.last() {
+        if let Some(last) = self.atoms.last().filter(|_| heading == 0) {
             if last.size < self.splitter.config.min_chunk_size {
                 let joined = self.joined_size(last, lead_gap, end, size);
                 if joined <= chunk_size {
@@ -847,6 +1011,9 @@ impl<'t, 'o> AtomSink<'t, 'o> {
             size,
             lead_gap,
             depth,
+            heading,
+            section_end: end,
+            section_size: size,
         });
         if self.atoms.len() >= self.flush_at {
             self.flush(false);
@@ -857,7 +1024,10 @@ impl<'t, 'o> AtomSink<'t, 'o> {
     /// fits); returns the atom buffer for reuse.
     fn finish(mut self) -> Vec<Atom> {
         let min_chunk_size = self.splitter.config.min_chunk_size;
-        if self.atoms.len() >= 2 && self.atoms[self.atoms.len() - 1].size < min_chunk_size {
+        if self.atoms.len() >= 2
+            && self.atoms[self.atoms.len() - 1].size < min_chunk_size
+            && self.atoms[self.atoms.len() - 1].heading == 0
+        {
             let last = self.atoms[self.atoms.len() - 1];
             let previous = self.atoms[self.atoms.len() - 2];
             let joined = self.joined_size(&previous, last.lead_gap, last.end, last.size);
@@ -868,6 +1038,9 @@ impl<'t, 'o> AtomSink<'t, 'o> {
                 previous.size = joined;
                 previous.depth = previous.depth.min(last.depth);
             }
+        }
+        if self.outline.is_some() {
+            markdown::mark_sections(self.splitter, self.text, &mut self.atoms);
         }
         self.flush(true);
         self.atoms

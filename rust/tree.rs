@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 
 use crate::error::ChunkError;
+use crate::markdown::Outline;
 use crate::span::{CharCursor, Span};
 use crate::split::{absent_bytes, LevelAtoms, Splitter};
 
@@ -71,7 +72,16 @@ pub fn level_spans(
 /// Cuts inside parents whose start char offsets are known.
 fn cut_inside(splitter: &Splitter, text: &str, parents: &[Span]) -> Result<LevelSpans, ChunkError> {
     let absent = absent_bytes(text, splitter.rare_bytes());
-    cut_level(splitter, text, &absent, parents, None, None)
+    let outline = splitter.is_markdown().then(|| Outline::parse(text));
+    cut_level(
+        splitter,
+        text,
+        &absent,
+        outline.as_ref(),
+        parents,
+        None,
+        None,
+    )
 }
 
 /// Cuts one level inside its parents; starts from the parents' atoms when given (`from`), and
@@ -80,13 +90,14 @@ fn cut_level(
     splitter: &Splitter,
     text: &str,
     absent: &[u8],
+    outline: Option<&Outline>,
     parents: &[Span],
     from: Option<&LevelAtoms>,
     mut keep: Option<&mut LevelAtoms>,
 ) -> Result<LevelSpans, ChunkError> {
     let mut level = LevelSpans::default();
     let mut spans = Vec::new();
-    let prepared = splitter.prepare_without(absent);
+    let prepared = splitter.prepare_without(absent, outline);
     for (row, parent) in parents.iter().enumerate() {
         spans.clear();
         let atoms = from.map(|above| {
@@ -132,9 +143,25 @@ pub fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
 ///
 /// # Errors
 /// A character larger than the chunk size (token sizers only).
-#[allow(clippy::cast_possible_wrap)]
 pub fn tree_spans(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkError> {
+    tree_spans_outlined(levels, text).map(|(table, _)| table)
+}
+
+/// [`tree_spans`], and the text's Markdown outline when a level is Markdown (parsed once for
+/// every level, and returned for the chunks' heading paths).
+///
+/// # Errors
+/// A character larger than the chunk size (token sizers only).
+#[allow(clippy::cast_possible_wrap)]
+pub fn tree_spans_outlined(
+    levels: &[&Splitter],
+    text: &str,
+) -> Result<(SpanTable, Option<Outline>), ChunkError> {
     check_levels(levels)?;
+    let outline = levels
+        .iter()
+        .any(|level| level.is_markdown())
+        .then(|| Outline::parse(text));
     let mut table = SpanTable::default();
     let mut parents = vec![Span {
         start_byte: 0,
@@ -163,6 +190,7 @@ pub fn tree_spans(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkEr
             splitter,
             text,
             &absent,
+            outline.as_ref(),
             &parents,
             above.as_ref().filter(|above| !above.abandoned),
             kept.as_mut(),
@@ -200,7 +228,7 @@ pub fn tree_spans(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkEr
             })
             .collect();
     }
-    Ok(table)
+    Ok((table, outline))
 }
 
 /// Refuses overlapping parents: children of two overlapping parents would repeat each other
@@ -235,6 +263,20 @@ pub fn tree_spans_many(
     texts: &[&str],
     workers: Option<usize>,
 ) -> Result<Vec<SpanTable>, ChunkError> {
+    let tables = tree_spans_outlined_many(levels, texts, workers)?;
+    Ok(tables.into_iter().map(|(table, _)| table).collect())
+}
+
+/// [`tree_spans_outlined`] for many texts on a pool of `workers` threads (`None`: all cores),
+/// in input order.
+///
+/// # Errors
+/// The first failing text's error, or a pool that cannot start.
+pub fn tree_spans_outlined_many(
+    levels: &[&Splitter],
+    texts: &[&str],
+    workers: Option<usize>,
+) -> Result<Vec<(SpanTable, Option<Outline>)>, ChunkError> {
     check_levels(levels)?;
     let run = || {
         texts
@@ -242,7 +284,7 @@ pub fn tree_spans_many(
             // One document per task: documents differ in size by 1000x (a book and a
             // chapter), and rayon's default halving can leave one core with every book.
             .with_max_len(1)
-            .map(|text| tree_spans(levels, text))
+            .map(|text| tree_spans_outlined(levels, text))
             .collect::<Result<Vec<_>, _>>()
     };
     match workers {

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,6 +107,24 @@ class LevelArrays:
         return len(self.start_char)
 
 
+Unit = str | Callable[[str], int] | Mapping[int, "str | Callable[[str], int]"]
+"""A level's unit: "char", "byte", or a size function (token units: the exact count of a
+text encoded on its own); a mapping gives each level its own (mixed units)."""
+
+
+def _measure(info: TextInfo, unit: str | Callable[[str], int], sc: Any, ec: Any) -> np.ndarray:
+    """Sizes of the char spans ``sc[i]:ec[i]`` in ``unit``."""
+    if unit == "char":
+        return ec - sc
+    if unit == "byte":
+        return info.byte_offset[ec] - info.byte_offset[sc]
+    assert callable(unit)
+    return np.array(
+        [unit(info.text[start:end]) for start, end in zip(sc.tolist(), ec.tolist(), strict=True)],
+        dtype=np.int64,
+    ).reshape(-1)
+
+
 def _first_bad(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
@@ -117,7 +135,7 @@ def check_level(
     *,
     level: int,
     spec: LevelSpec,
-    unit: str,
+    unit: str | Callable[[str], int],
     exactly_once: bool,
     coverage: bool = True,
 ) -> None:
@@ -143,7 +161,7 @@ def check_level(
     )
 
     # Rule 2: strict size in the unit.
-    sizes = (ec - sc) if unit == "char" else (eb - sb)
+    sizes = _measure(info, unit, sc, ec)
     bad = sizes > spec.size
     if bad.any():
         row = _first_bad(bad)
@@ -187,7 +205,10 @@ def check_level(
 
     # Rule 5: overlap of consecutive chunks, in the unit.
     if n > 1:
-        shared = (ec[:-1] - sc[1:]) if unit == "char" else (eb[:-1] - sb[1:])
+        # Where two chunks do not share text, the overlap is 0 in any unit.
+        shared = np.where(
+            ec[:-1] > sc[1:], _measure(info, unit, sc[1:], np.maximum(ec[:-1], sc[1:])), 0
+        )
         bad = shared > spec.overlap
         if bad.any():
             row = _first_bad(bad)
@@ -201,7 +222,7 @@ def check_tree_arrays(
     info: TextInfo,
     levels: Mapping[int, LevelArrays],
     spec: Mapping[int, LevelSpec],
-    unit: str,
+    unit: Unit,
     *,
     coverage: bool = True,
 ) -> None:
@@ -217,7 +238,7 @@ def check_tree_arrays(
             levels[level],
             level=level,
             spec=spec[level],
-            unit=unit,
+            unit=unit[level] if isinstance(unit, Mapping) else unit,
             exactly_once=exactly_once,
             coverage=coverage,
         )
@@ -269,7 +290,7 @@ def check_chunks(
     text: str,
     chunks: Sequence[Any],
     spec: Mapping[int, LevelSpec],
-    unit: str,
+    unit: Unit,
     *,
     document_id: str | None = None,
     info: TextInfo | None = None,
@@ -364,7 +385,7 @@ def check_spans(
     text: str,
     spans: np.ndarray,
     spec: Mapping[int, LevelSpec],
-    unit: str,
+    unit: Unit,
     *,
     info: TextInfo | None = None,
     coverage: bool = True,
@@ -390,7 +411,7 @@ def check_chunker(
     chunker: Any,
     text: str,
     spec: Mapping[int, LevelSpec],
-    unit: str,
+    unit: Unit,
     *,
     info: TextInfo | None = None,
 ) -> list[Any]:
@@ -442,7 +463,7 @@ def check_greedy(
     text: str,
     levels: Mapping[int, LevelArrays],
     spec: Mapping[int, LevelSpec],
-    unit: str,
+    unit: Unit,
     *,
     trim: bool | Mapping[int, bool] = True,
     info: TextInfo | None = None,

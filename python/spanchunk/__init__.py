@@ -9,7 +9,13 @@ Example:
 
 from spanchunk._core import __version__
 from spanchunk.chunk import Chunk
-from spanchunk.chunkers import Chunker, HierarchicalChunker, ParentChildChunker, RecursiveChunker
+from spanchunk.chunkers import (
+    Chunker,
+    HierarchicalChunker,
+    MarkdownChunker,
+    ParentChildChunker,
+    RecursiveChunker,
+)
 from spanchunk.document import Document
 from spanchunk.errors import ChunkingError, SkippedDocumentWarning
 from spanchunk.registry import ParentRegistry
@@ -20,6 +26,7 @@ __all__ = [
     "ChunkingError",
     "Document",
     "HierarchicalChunker",
+    "MarkdownChunker",
     "ParentChildChunker",
     "ParentRegistry",
     "RecursiveChunker",

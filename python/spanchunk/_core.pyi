@@ -7,7 +7,7 @@
 # - text that cannot be UTF-8 encoded (a lone surrogate) raises UnicodeEncodeError from the
 #   argument conversion; the Python layer turns it into a ValueError with the position;
 # - the GIL is released for every pass over the text.
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, final
 
 import numpy as np
@@ -32,7 +32,12 @@ class Splitter:
         keep_separator: str = "end",
         trim: bool = True,
         unit: str = "char",
+        structure: str | None = None,
+        encoding: str | None = None,
+        tokenizer_json: str | None = None,
+        length_function: Callable[[str], int] | None = None,
     ) -> Splitter: ...
+    def measure(self, text: str) -> int: ...
     @property
     def chunk_size(self) -> int: ...
     @property
@@ -47,6 +52,8 @@ class Splitter:
     def trim(self) -> bool: ...
     @property
     def unit(self) -> str: ...
+    @property
+    def structure(self) -> str | None: ...
     def split(self, text: str) -> NDArray[np.int64]:
         """(n, 4): start_byte, end_byte, start_char, end_char of each chunk of text."""
 
@@ -61,6 +68,27 @@ def tree_spans_many(
     levels: Sequence[Splitter], texts: Sequence[str], workers: int | None = None
 ) -> list[NDArray[np.int64]]:
     """tree_spans for each text, computed in parallel on `workers` threads (None: all cores)."""
+
+@final
+class Outline:
+    """A Markdown document's structure, parsed once (pulldown-cmark): its top-level headings."""
+
+    def __new__(cls, text: str) -> Outline: ...
+    @property
+    def headings(self) -> list[tuple[int, int, str]]:
+        """(start_byte of the heading's line, level 1-6, plain text) of every heading."""
+    def path(self, start_byte: int) -> list[str]:
+        """The plain texts of the headings enclosing a chunk that starts at start_byte."""
+
+def markdown_tree_spans(
+    levels: Sequence[Splitter], text: str
+) -> tuple[NDArray[np.int64], Outline | None]:
+    """tree_spans, and the text's Outline when a level is Markdown (one parse for both)."""
+
+def markdown_tree_spans_many(
+    levels: Sequence[Splitter], texts: Sequence[str], workers: int | None = None
+) -> list[tuple[NDArray[np.int64], Outline | None]]:
+    """markdown_tree_spans for each text, in parallel on `workers` threads."""
 
 def level_spans(splitter: Splitter, text: str, parents: NDArray[np.int64]) -> NDArray[np.int64]:
     """Cut inside each parent byte span. parents: (m, 2) int64 start_byte, end_byte.
@@ -130,11 +158,13 @@ def build_chunks(
     fingerprint: str,
     metadata: Mapping[str, Any] | None,
     spans: NDArray[np.int64],
+    outline: Outline | None = None,
 ) -> list[Chunk]:
     """Chunk objects for every row of a (n, 7) span array (the layout of tree_spans), in row
     order: ids as chunk_ids gives them, texts sliced from `text`, parent ids and child-id
     tuples linked through the `parent` column, `metadata` frozen once and shared by every
-    chunk. ValueError when a row is malformed (negative, reversed, past the end of the text,
+    chunk (with an `outline`: one mapping per heading path, `metadata` plus "headings").
+    ValueError when a row is malformed (negative, reversed, past the end of the text,
     levels out of order, a parent that is not a row of the level above)."""
 
 def text_id(text: str) -> str:

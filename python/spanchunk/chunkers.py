@@ -25,15 +25,24 @@ from numpy.typing import NDArray
 
 from spanchunk import _core
 from spanchunk._spans import all_built_in, spans_of_pieces, structured, tree_array
+from spanchunk._tokens import Sizing, sizing
 from spanchunk.chunk import Chunk
 from spanchunk.document import Document, _as_document, _text_type_error
 from spanchunk.errors import ChunkingError, SkippedDocumentWarning, _encoding_error
 from spanchunk.registry import ParentRegistry
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from spanchunk._spans import Level
 
-__all__ = ["Chunker", "HierarchicalChunker", "ParentChildChunker", "RecursiveChunker"]
+__all__ = [
+    "Chunker",
+    "HierarchicalChunker",
+    "MarkdownChunker",
+    "ParentChildChunker",
+    "RecursiveChunker",
+]
 
 Documents = Document | str | Iterable[Document | str]
 """What ``chunk`` accepts: one document or text, or an iterable of them."""
@@ -90,24 +99,6 @@ def _overlap_setting(name: str, value: object, limit_name: str, limit: int) -> i
     return overlap
 
 
-def _unit_setting(unit: object, encoding: object) -> str:
-    if unit == "token":
-        raise ValueError(
-            "unit='token' is not available in this version of spanchunk: "
-            "use unit='char' (code points) or unit='byte' (UTF-8 bytes)"
-        )
-    if not isinstance(unit, str) or unit not in ("char", "byte"):
-        raise ValueError(
-            f"unknown unit {unit!r}: use unit='char' (code points) or unit='byte' (UTF-8 bytes)"
-        )
-    if encoding is not None:
-        raise ValueError(
-            f"encoding={encoding!r} applies to token units only, which are not available in "
-            f"this version: drop encoding (or pass encoding=None) with unit={unit!r}"
-        )
-    return unit
-
-
 def _separators_setting(separators: object) -> list[list[str]] | None:
     if separators is None:
         return None
@@ -162,13 +153,43 @@ def _workers_setting(workers: object) -> int | None:
     return count
 
 
-def _chunker_setting(name: str, value: object) -> Chunker | None:
+def _level_setting(name: str, value: object, size: int, units: Sizing) -> Chunker | None:
+    """A level's chunker: a Chunker, None (the default), or "markdown" (a MarkdownChunker of
+    the level's size, in the tree's unit) or "text" (the default)."""
+    if value == "markdown":
+        return _recursive(size, 0, units, MarkdownChunker)
+    if value == "text":
+        return None
     if value is None or isinstance(value, Chunker):
         return value
     raise TypeError(
-        f"{name} must be a spanchunk.Chunker (e.g. RecursiveChunker(...)) or None, "
-        f"not {type(value).__name__}"
+        f"{name} must be a spanchunk.Chunker (e.g. RecursiveChunker(...)), 'markdown', "
+        f"'text' or None, not {type(value).__name__}"
     )
+
+
+def _is_markdown(levels: Sequence[Level]) -> bool:
+    """Whether a level cuts Markdown (its chunks then carry their heading paths)."""
+    return any(
+        isinstance(level, MarkdownChunker)
+        or (isinstance(level, _core.Splitter) and level.structure == "markdown")
+        for level in levels
+    )
+
+
+def _spans_and_outline(
+    levels: Sequence[Level], text: str
+) -> tuple[NDArray[np.int64], _core.Outline | None]:
+    """The (n, 7) spans of ``text`` and, when a level cuts Markdown, its outline (the
+    headings), both from one parse of the document."""
+    if not _is_markdown(levels):
+        return tree_array(levels, text), None
+    if all_built_in(levels):
+        try:
+            return _core.markdown_tree_spans(levels, text)
+        except UnicodeEncodeError as error:
+            raise _encoding_error(error) from None
+    return tree_array(levels, text), _core.Outline(text)
 
 
 def _type_name(chunker: object, built_in: type) -> str:
@@ -411,21 +432,31 @@ class Chunker:
         if all_built_in(levels):
             texts = [document.text for _, document in accepted]
             try:
-                arrays = _core.tree_spans_many(levels, texts, worker_count)
+                if _is_markdown(levels):
+                    results = _core.markdown_tree_spans_many(levels, texts, worker_count)
+                else:
+                    results = [
+                        (spans, None)
+                        for spans in _core.tree_spans_many(levels, texts, worker_count)
+                    ]
             except UnicodeEncodeError as error:  # pragma: no cover - validated above
                 raise _encoding_error(error) from None
-            for (_, document), spans in zip(accepted, arrays, strict=True):
-                chunks.extend(self._wrap(document, spans, fingerprint, leaves_only=True))
+            for (_, document), (spans, outline) in zip(accepted, results, strict=True):
+                chunks.extend(
+                    self._wrap(document, spans, fingerprint, leaves_only=True, outline=outline)
+                )
             return chunks
         for position, document in accepted:
             try:
-                spans = tree_array(levels, document.text)
+                spans, outline = _spans_and_outline(levels, document.text)
             except (ChunkingError, TypeError, ValueError) as error:
                 if errors == "raise":
                     raise
                 _skip(position, error)
                 continue
-            chunks.extend(self._wrap(document, spans, fingerprint, leaves_only=True))
+            chunks.extend(
+                self._wrap(document, spans, fingerprint, leaves_only=True, outline=outline)
+            )
         return chunks
 
     def spans(self, text: str | Document) -> NDArray[np.void]:
@@ -512,8 +543,10 @@ class Chunker:
         fingerprint = self.fingerprint()
         chunks: list[Chunk] = []
         for document in documents:
-            spans = tree_array(levels, document.text)
-            chunks.extend(self._wrap(document, spans, fingerprint, leaves_only=leaves_only))
+            spans, outline = _spans_and_outline(levels, document.text)
+            chunks.extend(
+                self._wrap(document, spans, fingerprint, leaves_only=leaves_only, outline=outline)
+            )
         return chunks
 
     def _wrap(
@@ -523,10 +556,12 @@ class Chunker:
         fingerprint: str,
         *,
         leaves_only: bool,
+        outline: _core.Outline | None = None,
     ) -> list[Chunk]:
-        """Chunk objects for one document's span array; parents go to the registry."""
+        """Chunk objects for one document's span array; parents go to the registry. With a
+        Markdown ``outline``, every chunk's metadata holds its heading path."""
         chunks = _core.build_chunks(
-            document.text, document.id, fingerprint, document._chunk_metadata(), spans
+            document.text, document.id, fingerprint, document._chunk_metadata(), spans, outline
         )
         # Rows go level by level, the leaves last: a binary search finds the first leaf
         # (a numpy count costs more than the whole wrap of a small document).
@@ -599,9 +634,16 @@ class RecursiveChunker(_BuiltInChunker):
         keep_separator: ``"end"``: a separator ends the chunk before it; ``"start"``: it
             begins the chunk after it; ``False``: it never stands at a chunk edge.
         trim: Strip whitespace from both edges of every chunk.
-        unit: ``"char"`` (code points, as ``len``) or ``"byte"`` (UTF-8 bytes).
-        encoding: Reserved for token units; must be None.
+        unit: ``"char"`` (code points, as ``len``), ``"byte"`` (UTF-8 bytes) or
+            ``"token"`` (with exactly one of ``encoding``, ``tokenizer``, ``length_function``).
+        encoding: With ``unit="token"``: a tiktoken encoding compiled into the core
+            (``"o200k_base"``, ``"cl100k_base"``, ``"p50k_base"``, ``"r50k_base"``).
         name: A label, reported in ``settings()`` but never part of the fingerprint.
+        tokenizer: With ``unit="token"``: the path of a HuggingFace ``tokenizer.json`` (or a
+            ``tokenizers.Tokenizer``), counted in Rust without special tokens, truncation or
+            padding. ``settings()`` names it by the hash of its content.
+        length_function: With ``unit="token"``: any callable ``str -> int``. The slow path:
+            the core calls it for every measurement, holding the GIL.
 
     Raises:
         TypeError: A size is not an int, or separators are not strings.
@@ -616,6 +658,8 @@ class RecursiveChunker(_BuiltInChunker):
     """
 
     _TRANSIENT: ClassVar[tuple[str, ...]] = ("_splitter",)
+    # The document structure the core cuts at before the separators (None: plain text).
+    _STRUCTURE: ClassVar[str | None] = None
 
     # Positional settings mirror the documented signature (RecursiveChunker(512, 50)).
     def __init__(  # noqa: PLR0917
@@ -626,11 +670,15 @@ class RecursiveChunker(_BuiltInChunker):
         separators: Sequence[str | Sequence[str]] | None = None,
         keep_separator: KeepSeparator = "end",
         trim: bool = True,
-        unit: Literal["char", "byte"] = "char",
-        encoding: None = None,
+        unit: Literal["char", "byte", "token"] = "char",
+        encoding: str | None = None,
         name: str | None = None,
+        *,
+        tokenizer: object = None,
+        length_function: Callable[[str], int] | None = None,
     ) -> None:
-        unit = _unit_setting(unit, encoding)  # type: ignore[assignment]
+        self._sizing = sizing(unit, encoding, tokenizer, length_function)
+        unit = self._sizing.unit  # type: ignore[assignment]
         self._chunk_size = _positive_size("chunk_size", chunk_size, unit, 1000)
         self._overlap = _overlap_setting("overlap", overlap, "chunk_size", self._chunk_size)
         self._min_chunk_size = _int_setting("min_chunk_size", min_chunk_size, 0)
@@ -651,7 +699,7 @@ class RecursiveChunker(_BuiltInChunker):
             raise TypeError(f"trim must be True or False, not {type(trim).__name__}")
         self._trim = trim
         self._unit = unit
-        self._encoding = encoding
+        self._encoding = self._sizing.encoding
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a str or None, not {type(name).__name__}")
         self._name = name
@@ -666,7 +714,8 @@ class RecursiveChunker(_BuiltInChunker):
                 separators=self._separators,
                 keep_separator=self._core_keep_separator,
                 trim=self._trim,
-                unit=self._unit,
+                structure=self._STRUCTURE,
+                **self._sizing.core(),
             )
         except UnicodeEncodeError as error:
             raise _encoding_error(error, "a separator") from None
@@ -709,12 +758,12 @@ class RecursiveChunker(_BuiltInChunker):
 
     @property
     def unit(self) -> str:
-        """``"char"`` or ``"byte"``."""
+        """``"char"``, ``"byte"`` or ``"token"``."""
         return self._unit
 
     @property
-    def encoding(self) -> None:
-        """Reserved for token units: always None in this version."""
+    def encoding(self) -> str | None:
+        """The tiktoken encoding of token units (None otherwise)."""
         return self._encoding
 
     @property
@@ -732,8 +781,7 @@ class RecursiveChunker(_BuiltInChunker):
             "separators": self.separators,
             "keep_separator": self._keep_separator,
             "trim": self._trim,
-            "unit": self._unit,
-            "encoding": self._encoding,
+            **self._sizing.settings(),
             "name": self._name,
         }
 
@@ -756,6 +804,21 @@ class RecursiveChunker(_BuiltInChunker):
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
+def _recursive(
+    size: int, overlap: int, units: Sizing, kind: type[RecursiveChunker] | None = None
+) -> RecursiveChunker:
+    """A default level of a tree chunker (a ``RecursiveChunker`` unless ``kind`` says
+    otherwise), in the tree's (already validated) unit."""
+    return (kind or RecursiveChunker)(
+        size,
+        overlap=overlap,
+        unit=units.unit,  # type: ignore[arg-type]
+        encoding=units.encoding,
+        tokenizer=units.tokenizer,
+        length_function=units.length_function,
+    )
+
+
 class HierarchicalChunker(_BuiltInChunker):
     """N levels of chunks, each cut inside the one above: small-to-big retrieval.
 
@@ -769,12 +832,16 @@ class HierarchicalChunker(_BuiltInChunker):
         overlap: Overlap between consecutive leaves (level 0) of one parent, in ``unit``;
             smaller than the smallest size. Parent levels never overlap: their children
             would repeat the same text.
-        unit: ``"char"`` or ``"byte"``, for every default level.
-        encoding: Reserved for token units; must be None.
-        chunkers: None, or one item per size: None (a ``RecursiveChunker`` of that size) or
-            a ``Chunker`` that cuts that level instead (a custom strategy included). A
-            built-in chunker above the leaves must have no overlap.
+        unit: ``"char"``, ``"byte"`` or ``"token"``, for every default level (see
+            ``RecursiveChunker``; mix units with ``chunkers``).
+        encoding: The tiktoken encoding of token units.
+        chunkers: None, or one item per size: None (a ``RecursiveChunker`` of that size),
+            ``"markdown"`` (a ``MarkdownChunker`` of that size) or a ``Chunker`` that cuts
+            that level instead (a custom strategy included). A built-in chunker above the
+            leaves must have no overlap.
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
+        tokenizer: A ``tokenizer.json`` path (or ``tokenizers.Tokenizer``) for token units.
+        length_function: A callable ``str -> int`` for token units (slow path).
 
     Raises:
         TypeError: A size is not an int, or a chunkers item is not a Chunker.
@@ -797,12 +864,16 @@ class HierarchicalChunker(_BuiltInChunker):
         self,
         sizes: Sequence[int] = (2048, 512, 128),
         overlap: int = 0,
-        unit: Literal["char", "byte"] = "char",
-        encoding: None = None,
-        chunkers: Sequence[Chunker | None] | None = None,
+        unit: Literal["char", "byte", "token"] = "char",
+        encoding: str | None = None,
+        chunkers: Sequence[Chunker | Literal["markdown", "text"] | None] | None = None,
         registry: ParentStore | None = None,
+        *,
+        tokenizer: object = None,
+        length_function: Callable[[str], int] | None = None,
     ) -> None:
-        unit = _unit_setting(unit, encoding)  # type: ignore[assignment]
+        units = sizing(unit, encoding, tokenizer, length_function)
+        unit = units.unit  # type: ignore[assignment]
         if not isinstance(sizes, (list, tuple)):
             raise TypeError(
                 f"sizes must be a list of ints, top level first, not {type(sizes).__name__}: "
@@ -835,8 +906,8 @@ class HierarchicalChunker(_BuiltInChunker):
             )
         else:
             given = tuple(
-                _chunker_setting(f"chunkers[{position}]", chunker)
-                for position, chunker in enumerate(chunkers)
+                _level_setting(f"chunkers[{position}]", chunker, size, units)
+                for position, (size, chunker) in enumerate(zip(checked, chunkers, strict=True))
             )
         # Overlap goes to the leaves only: the core refuses overlapping parents, whose
         # children would repeat the same text (and overlap never crosses a parent anyway).
@@ -844,14 +915,13 @@ class HierarchicalChunker(_BuiltInChunker):
         levels = tuple(
             chunker
             if chunker is not None
-            else RecursiveChunker(size, overlap=level_overlap if depth == leaf else 0, unit=unit)
+            else _recursive(size, level_overlap if depth == leaf else 0, units)
             for depth, (size, chunker) in enumerate(zip(checked, given, strict=True))
         )
         self._overlap = level_overlap
         self._setup(
             sizes=checked,
-            unit=unit,
-            encoding=encoding,
+            units=units,
             given=given,
             level_chunkers=levels,
             registry=registry,
@@ -861,8 +931,7 @@ class HierarchicalChunker(_BuiltInChunker):
         self,
         *,
         sizes: tuple[int, ...],
-        unit: str,
-        encoding: None,
+        units: Sizing,
         given: tuple[Chunker | None, ...],
         level_chunkers: tuple[Chunker, ...],
         registry: ParentStore | None,
@@ -879,8 +948,9 @@ class HierarchicalChunker(_BuiltInChunker):
                     "the leaf level"
                 )
         self._sizes = sizes
-        self._unit = unit
-        self._encoding = encoding
+        self._sizing = units
+        self._unit = units.unit
+        self._encoding = units.encoding
         self._given_chunkers = given
         self._level_chunkers = level_chunkers
         self._registry = ParentRegistry() if registry is None else registry
@@ -905,12 +975,12 @@ class HierarchicalChunker(_BuiltInChunker):
 
     @property
     def unit(self) -> str:
-        """``"char"`` or ``"byte"``."""
+        """``"char"``, ``"byte"`` or ``"token"``, of the default levels."""
         return self._unit
 
     @property
-    def encoding(self) -> None:
-        """Reserved for token units: always None in this version."""
+    def encoding(self) -> str | None:
+        """The tiktoken encoding of token units (None otherwise)."""
         return self._encoding
 
     @property
@@ -929,8 +999,7 @@ class HierarchicalChunker(_BuiltInChunker):
             "type": _type_name(self, HierarchicalChunker),
             "sizes": list(self._sizes),
             "overlap": self._overlap,
-            "unit": self._unit,
-            "encoding": self._encoding,
+            **self._sizing.settings(),
             "chunkers": [_nested_settings(chunker) for chunker in self._given_chunkers],
         }
 
@@ -987,12 +1056,20 @@ class ParentChildChunker(HierarchicalChunker):
         child_overlap: Overlap between consecutive children of one parent (None or 0: none);
             smaller than ``child_size``. Parents never overlap.
         parent_chunker: A ``Chunker`` that cuts the parents instead of the default
-            ``RecursiveChunker(parent_size)`` (a custom strategy included).
+            ``RecursiveChunker(parent_size)`` (a custom strategy included), or
+            ``"markdown"`` for ``MarkdownChunker(parent_size)``: parents are heading
+            sections, and every chunk carries ``metadata["headings"]``. Markdown parents
+            get ``MarkdownChunker(child_size, overlap=child_overlap)`` children by default.
         child_chunker: A ``Chunker`` that cuts each parent into children instead of the
-            default ``RecursiveChunker(child_size, overlap=child_overlap)``.
-        unit: ``"char"`` or ``"byte"``, for the default levels.
-        encoding: Reserved for token units; must be None.
+            default ``RecursiveChunker(child_size, overlap=child_overlap)`` (a
+            ``MarkdownChunker`` under Markdown parents), or ``"markdown"`` for
+            ``MarkdownChunker(child_size)``.
+        unit: ``"char"``, ``"byte"`` or ``"token"``, for the default levels (see
+            ``RecursiveChunker``; mix units with ``parent_chunker`` / ``child_chunker``).
+        encoding: The tiktoken encoding of token units.
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
+        tokenizer: A ``tokenizer.json`` path (or ``tokenizers.Tokenizer``) for token units.
+        length_function: A callable ``str -> int`` for token units (slow path).
 
     Raises:
         TypeError: A size is not an int, or a chunker is not a Chunker.
@@ -1013,13 +1090,17 @@ class ParentChildChunker(HierarchicalChunker):
         parent_size: int = 2000,
         child_size: int = 400,
         child_overlap: int | None = None,
-        parent_chunker: Chunker | None = None,
-        child_chunker: Chunker | None = None,
-        unit: Literal["char", "byte"] = "char",
-        encoding: None = None,
+        parent_chunker: Chunker | Literal["markdown", "text"] | None = None,
+        child_chunker: Chunker | Literal["markdown", "text"] | None = None,
+        unit: Literal["char", "byte", "token"] = "char",
+        encoding: str | None = None,
         registry: ParentStore | None = None,
+        *,
+        tokenizer: object = None,
+        length_function: Callable[[str], int] | None = None,
     ) -> None:
-        unit = _unit_setting(unit, encoding)  # type: ignore[assignment]
+        units = sizing(unit, encoding, tokenizer, length_function)
+        unit = units.unit  # type: ignore[assignment]
         parent_size = _positive_size("parent_size", parent_size, unit, 2000)
         child_size = _positive_size("child_size", child_size, unit, 400)
         if child_size >= parent_size:
@@ -1029,20 +1110,22 @@ class ParentChildChunker(HierarchicalChunker):
             )
         overlap = _overlap_setting("child_overlap", child_overlap, "child_size", child_size)
         given = (
-            _chunker_setting("parent_chunker", parent_chunker),
-            _chunker_setting("child_chunker", child_chunker),
+            _level_setting("parent_chunker", parent_chunker, parent_size, units),
+            _level_setting("child_chunker", child_chunker, child_size, units),
         )
+        # Markdown parents get Markdown children by default: a code block or a table row
+        # that fits a child is not cut either, and children do not straddle sections.
+        child_type = MarkdownChunker if isinstance(given[0], MarkdownChunker) else RecursiveChunker
         levels = (
-            given[0] if given[0] is not None else RecursiveChunker(parent_size, unit=unit),
+            given[0] if given[0] is not None else _recursive(parent_size, 0, units),
             given[1]
             if given[1] is not None
-            else RecursiveChunker(child_size, overlap=overlap, unit=unit),
+            else _recursive(child_size, overlap, units, child_type),
         )
         self._overlap = overlap
         self._setup(
             sizes=(parent_size, child_size),
-            unit=unit,
-            encoding=encoding,
+            units=units,
             given=given,
             level_chunkers=levels,
             registry=registry,
@@ -1088,8 +1171,7 @@ class ParentChildChunker(HierarchicalChunker):
             "child_overlap": self._overlap,
             "parent_chunker": _nested_settings(self._given_chunkers[0]),
             "child_chunker": _nested_settings(self._given_chunkers[1]),
-            "unit": self._unit,
-            "encoding": self._encoding,
+            **self._sizing.settings(),
         }
 
     def __repr__(self) -> str:
@@ -1103,3 +1185,49 @@ class ParentChildChunker(HierarchicalChunker):
         if self._unit != "char":
             parts.append(f"unit={self._unit!r}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+
+class MarkdownChunker(RecursiveChunker):
+    """Markdown-aware recursive splitting: sections first, then blocks, then separators.
+
+    The document is parsed once, in the Rust core, by a CommonMark parser (pulldown-cmark;
+    tables, task lists, footnotes and a leading ``---`` YAML or ``+++`` TOML front matter
+    block included), so a ``#`` inside a code fence is not a heading. A section (a heading
+    with everything up to the next heading of the same or a higher level) that does not fit
+    ``chunk_size`` is cut at its sub-headings, then between top-level blocks (paragraphs,
+    list items, code blocks, tables, quotes, front matter), then between nested blocks and
+    table rows, then by the separators of ``RecursiveChunker``. A code block or a table row
+    is never cut while it fits.
+
+    Pieces are merged greedily up to ``chunk_size``, with one rule for headings: a chunk
+    takes a heading that is not its first line only together with that heading's whole
+    section, and only when the chunk began at a heading of the same or a higher level (or at
+    the start of the document). Small sibling sections under one parent heading merge; a
+    chunk never ends inside a section it entered, nor runs from the tail of one section into
+    the next.
+
+    Every chunk of a chunker that has a Markdown level (this one, or a ``ParentChildChunker``
+    whose parents are Markdown: its children too) carries ``metadata["headings"]``: the
+    plain text of the headings that enclose the chunk's start, outermost first (inline
+    markup removed; ``()`` before the first heading). Spans stay exact: no text is rewritten.
+
+    Args:
+        chunk_size, overlap, min_chunk_size, separators, keep_separator, trim, unit,
+            encoding, name: As for ``RecursiveChunker``.
+
+    Example:
+        >>> from spanchunk import MarkdownChunker
+        >>> text = "# Guide\\n\\nIntro.\\n\\n## Install\\n\\nRun it.\\n\\n## Use\\n\\nCall it."
+        >>> chunks = MarkdownChunker(chunk_size=30).chunk(text)
+        >>> for chunk in chunks:
+        ...     print(chunk.metadata["headings"], chunk.text.splitlines()[-1])
+        ('Guide',) Intro.
+        ('Guide', 'Install') Run it.
+        ('Guide', 'Use') Call it.
+    """
+
+    _STRUCTURE: ClassVar[str | None] = "markdown"
+
+    def settings(self) -> dict[str, Any]:
+        """Every setting as a JSON-safe dict (separators resolved to their levels)."""
+        return {**super().settings(), "type": _type_name(self, MarkdownChunker)}

@@ -102,7 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
             "\n"
             "One JSON object is written per chunk, the parents of a document first, with the\n"
             "keys id, document_id, source, level (1: parent, 0: child), index, parent_id,\n"
-            "child_ids, start_char, end_char, start_byte, end_byte and text."
+            "child_ids, start_char, end_char, start_byte, end_byte and text; chunks of\n"
+            "Markdown files also have headings (the heading path, outermost first).\n"
+            "\n"
+            "Markdown files (--format auto: names ending in .md or .markdown) get heading\n"
+            "sections as parents (spanchunk.MarkdownChunker); other files, plain recursive\n"
+            "splitting."
         ),
         epilog=(
             "examples:\n"
@@ -143,6 +148,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("char", "byte"),
         default="char",
         help="size unit: code points (as Python's len) or UTF-8 bytes (default: char)",
+    )
+    chunk.add_argument(
+        "--format",
+        choices=("auto", "text", "markdown"),
+        default="auto",
+        help="how to read the files: auto (Markdown for .md and .markdown files, else text), "
+        "text or markdown (default: auto)",
     )
     chunk.add_argument(
         "-o",
@@ -284,8 +296,8 @@ def decode_utf8(data: bytes) -> str:
 
 
 def chunk_record(chunk: Chunk, source: str) -> dict[str, object]:
-    """The JSON object written for one chunk."""
-    return {
+    """The JSON object written for one chunk (with ``headings`` for Markdown chunks)."""
+    record: dict[str, object] = {
         "id": chunk.id,
         "document_id": chunk.document_id,
         "source": source,
@@ -299,6 +311,10 @@ def chunk_record(chunk: Chunk, source: str) -> dict[str, object]:
         "end_byte": chunk.end_byte,
         "text": chunk.text,
     }
+    headings = chunk.metadata.get("headings")
+    if headings is not None:
+        record["headings"] = list(headings)
+    return record
 
 
 def encode_chunks(chunks: Sequence[Chunk], source: str) -> bytes:
@@ -347,16 +363,41 @@ def _mode_for(target: str) -> int:
         return 0o666 & ~umask
 
 
-def _make_chunker(args: argparse.Namespace, parser: argparse.ArgumentParser) -> ParentChildChunker:
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+class Chunkers:
+    """The chunker for each file: Markdown parents for Markdown files, plain ones otherwise."""
+
+    def __init__(self, text: ParentChildChunker, markdown: ParentChildChunker, fmt: str) -> None:
+        self.text = text
+        self.markdown = markdown
+        self.format = fmt
+
+    def for_path(self, path: str) -> ParentChildChunker:
+        """The chunker for ``path``, by ``--format`` (auto: by the file name's suffix)."""
+        if self.format == "markdown" or (
+            self.format == "auto" and path.lower().endswith(MARKDOWN_SUFFIXES)
+        ):
+            return self.markdown
+        return self.text
+
+
+def _make_chunker(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Chunkers:
     try:
-        return ParentChildChunker(
-            parent_size=args.parent_size,
-            child_size=args.child_size,
-            child_overlap=args.overlap,
-            unit=args.unit,
+        text, markdown = (
+            ParentChildChunker(
+                parent_size=args.parent_size,
+                child_size=args.child_size,
+                child_overlap=args.overlap,
+                parent_chunker=parent_chunker,
+                unit=args.unit,
+            )
+            for parent_chunker in (None, "markdown")
         )
     except ValueError as error:
         parser.error(str(error))  # exits with status 2
+    return Chunkers(text, markdown, args.format)
 
 
 def _check_output(target: str, parser: argparse.ArgumentParser) -> None:
@@ -371,7 +412,7 @@ def _check_output(target: str, parser: argparse.ArgumentParser) -> None:
 def run_chunk(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """The ``chunk`` command; returns the exit status."""
     started = time.perf_counter()
-    chunker = _make_chunker(args, parser)
+    chunkers = _make_chunker(args, parser)
     _check_output(args.output, parser)
 
     stderr = sys.stderr
@@ -401,7 +442,7 @@ def run_chunk(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         files = collect_files(args.paths, report_skip)
         progress = Progress(len(files), stderr)
         for done, path in enumerate(files, start=1):
-            _chunk_file(path, chunker, sink, totals, report_skip)
+            _chunk_file(path, chunkers, sink, totals, report_skip)
             progress.update(done, totals.bytes_read)
         progress.clear()
         if totals.documents == 0:
@@ -433,7 +474,7 @@ class _NothingChunked(Exception):
 
 def _chunk_file(
     path: str,
-    chunker: ParentChildChunker,
+    chunkers: Chunkers,
     sink: BinaryIO,
     totals: Totals,
     report_skip: ReportSkip,
@@ -448,6 +489,7 @@ def _chunk_file(
     except ValueError as error:
         report_skip(path, str(error))
         return
+    chunker = chunkers.for_path(path)
     try:
         chunks = chunker.chunk_tree(Document(text, source=path))
     except (ValueError, ChunkingError) as error:

@@ -1,0 +1,301 @@
+//! Packing for sizers that are not additive (tokens, a Python callable): the count of a
+//! joined text is not the sum of its parts, so every chunk is checked exactly.
+//!
+//! Performance notes: re-measuring a growing chunk for every atom made token chunking
+//! quadratic in the chunk size (a 1024-token parent re-encoded once per sentence). Now every
+//! atom (and every gap between atoms) is measured once, when it is found; a chunk is proposed
+//! by summing those counts and measured exactly once. Only when the exact count exceeds the
+//! limit is the proposal shrunk, by binary search over its atoms (each step one exact count);
+//! when the exact count leaves room for the next atom (BPE merges across the joins, so a sum
+//! over-estimates), the proposal grows again from the exact count, for a few rounds at most.
+//! Byte-level BPE gives a free upper bound (one token per byte at most): a proposal whose
+//! byte length fits is not encoded at all.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::error::ChunkError;
+use crate::split::{Atom, AtomSink, KeepSeparator, Splitter};
+
+/// Rounds of growing a proposal from an exact count before the chunk is taken as it is.
+const GROW_ROUNDS: usize = 2;
+
+/// Graphemes (or code points) measured before they are packed: bounds the buffer on text
+/// with no separators at all.
+const BATCH: usize = 4096;
+
+/// The size of `text[start..end]`, or a cheap upper bound of it when that bound fits `limit`.
+fn measure(splitter: &Splitter, text: &str, start: usize, end: usize) -> usize {
+    let sizer = splitter.sizer();
+    let region = &text[start..end];
+    let bound = sizer.upper_bound(region);
+    if bound <= splitter.config().chunk_size {
+        bound
+    } else {
+        sizer.size(region)
+    }
+}
+
+/// The last atom of the chunk that starts at `chunk_start` and holds `atoms[first]` (whose
+/// own text, from `chunk_start`, measures `first_size`), and the chunk's size (exact, or an
+/// upper bound within the limit). The chunk always fits.
+pub(crate) fn grow(
+    splitter: &Splitter,
+    text: &str,
+    atoms: &[Atom],
+    chunk_start: usize,
+    first: usize,
+    first_size: usize,
+) -> (usize, usize) {
+    let limit = splitter.config().chunk_size;
+    let (mut fitted, mut fitted_size) = (first, first_size);
+    for _ in 0..GROW_ROUNDS {
+        let mut estimate = fitted_size;
+        let mut proposed = fitted;
+        while let Some(next) = atoms.get(proposed + 1) {
+            let grown = estimate
+                .saturating_add(next.lead_gap)
+                .saturating_add(next.size);
+            if grown > limit {
+                break;
+            }
+            estimate = grown;
+            proposed += 1;
+        }
+        if proposed == fitted {
+            break;
+        }
+        let exact = measure(splitter, text, chunk_start, atoms[proposed].end);
+        if exact <= limit {
+            (fitted, fitted_size) = (proposed, exact);
+            continue;
+        }
+        // The sum under-estimated: the largest fitting prefix, by bisection (`fitted` fits,
+        // `proposed` does not).
+        let (mut low, mut high) = (fitted, proposed);
+        while high - low > 1 {
+            let middle = low + (high - low) / 2;
+            let size = measure(splitter, text, chunk_start, atoms[middle].end);
+            if size <= limit {
+                (low, fitted_size) = (middle, size);
+            } else {
+                high = middle;
+            }
+        }
+        fitted = low;
+        break;
+    }
+    (fitted, fitted_size)
+}
+
+/// The overlap the chunk after `text[chunk_start..chunk_end]` takes, given that `next` is its
+/// first new atom: (start, size of the overlap, size of the overlap plus `next`), both exact.
+pub(crate) fn overlap_start(
+    splitter: &Splitter,
+    text: &str,
+    chunk_start: usize,
+    chunk_end: usize,
+    next: &Atom,
+) -> Option<(usize, usize, usize)> {
+    let automaton = splitter.any_separator()?;
+    let config = splitter.config();
+    let sizer = splitter.sizer();
+    let mut starts: Vec<usize> = Vec::new();
+    for found in automaton.find_iter(&text[chunk_start..chunk_end]) {
+        let boundary = chunk_start
+            + match config.keep_separator {
+                KeepSeparator::Start => found.start(),
+                KeepSeparator::End | KeepSeparator::None => found.end(),
+            };
+        if boundary <= chunk_start || boundary >= chunk_end {
+            continue;
+        }
+        let Some((start, _)) = splitter.content(text, boundary, chunk_end) else {
+            continue;
+        };
+        if start > chunk_start && starts.last().is_none_or(|&last| start > last) {
+            starts.push(start);
+        }
+    }
+    // Tails shrink as their start moves right: the earliest start whose tail fits, found by
+    // bisection, then a few later ones in case the tail plus `next` does not fit.
+    let tail = |start: usize| sizer.size(&text[start..chunk_end]);
+    let (mut low, mut high) = (0, starts.len());
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if tail(starts[middle]) <= config.overlap {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    for &start in starts.iter().skip(low).take(4) {
+        let tail_size = tail(start);
+        if tail_size > config.overlap {
+            continue;
+        }
+        let total = sizer.size(&text[start..next.end]);
+        if total <= config.chunk_size {
+            return Some((start, tail_size, total));
+        }
+    }
+    None
+}
+
+/// Packs the graphemes of `text[start..end]` into runs that fit, measuring each grapheme once
+/// and each run exactly once (plus a bisection when the sum under-estimated); a grapheme
+/// larger than the chunk size is packed by code points instead.
+pub(crate) fn pack_graphemes(
+    splitter: &Splitter,
+    text: &str,
+    start: usize,
+    end: usize,
+    sink: &mut AtomSink<'_, '_>,
+) -> Result<(), ChunkError> {
+    let sizer = splitter.sizer();
+    let chunk_size = splitter.config().chunk_size;
+    let mut items: Vec<Atom> = Vec::new();
+    let item = |start: usize, end: usize, size: usize| Atom {
+        start,
+        end,
+        size,
+        lead_gap: 0,
+        depth: 0,
+        heading: 0,
+        section_end: end,
+        section_size: size,
+    };
+    for (offset, grapheme) in text[start..end].grapheme_indices(true) {
+        let grapheme_start = start + offset;
+        let grapheme_size = sizer.size(grapheme);
+        if grapheme_size <= chunk_size {
+            items.push(item(
+                grapheme_start,
+                grapheme_start + grapheme.len(),
+                grapheme_size,
+            ));
+        } else {
+            for (char_offset, character) in grapheme.char_indices() {
+                let char_start = grapheme_start + char_offset;
+                let char_end = char_start + character.len_utf8();
+                let char_size = sizer.size(&text[char_start..char_end]);
+                if char_size > chunk_size {
+                    return Err(ChunkError::Unsplittable {
+                        character,
+                        position: char_start,
+                        size: char_size,
+                        chunk_size,
+                    });
+                }
+                items.push(item(char_start, char_end, char_size));
+            }
+        }
+        if items.len() >= BATCH {
+            pack_items(splitter, text, &mut items, sink, false);
+        }
+    }
+    pack_items(splitter, text, &mut items, sink, true);
+    Ok(())
+}
+
+/// Packs `items` into runs and hands them to `sink`; unless `last`, the final run stays in
+/// `items` (it may grow with the next batch).
+fn pack_items(
+    splitter: &Splitter,
+    text: &str,
+    items: &mut Vec<Atom>,
+    sink: &mut AtomSink<'_, '_>,
+    last: bool,
+) {
+    let mut index = 0;
+    while index < items.len() {
+        let (run_last, size) = grow(
+            splitter,
+            text,
+            items,
+            items[index].start,
+            index,
+            items[index].size,
+        );
+        if !last && run_last + 1 == items.len() {
+            break;
+        }
+        splitter.push_run(text, items[index].start, items[run_last].end, size, sink);
+        index = run_last + 1;
+    }
+    items.drain(..index);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::size::Sizer;
+    use crate::split::{Splitter, SplitterConfig};
+
+    /// Chars, plus 10 for every ". " inside the text: joining two sentences costs more than
+    /// the sum of their parts, so packing by sums must be corrected by exact counts.
+    #[derive(Debug)]
+    struct Joins;
+
+    impl Sizer for Joins {
+        fn size(&self, text: &str) -> usize {
+            text.chars().count() + 10 * text.matches(". ").count()
+        }
+
+        fn is_additive(&self) -> bool {
+            false
+        }
+
+        fn name(&self) -> &'static str {
+            "joins"
+        }
+    }
+
+    fn chunks(chunk_size: usize, overlap: usize, text: &str) -> Vec<&str> {
+        let mut config = SplitterConfig::new(chunk_size);
+        config.overlap = overlap;
+        let splitter = Splitter::with_sizer(config, Box::new(Joins)).unwrap();
+        let spans = splitter.split(text).unwrap();
+        let pieces: Vec<&str> = spans
+            .iter()
+            .map(|&(start, end)| &text[start..end])
+            .collect();
+        for piece in &pieces {
+            assert!(Joins.size(piece) <= chunk_size, "{piece:?} is too big");
+        }
+        pieces
+    }
+
+    #[test]
+    fn sums_that_under_estimate_are_corrected() {
+        // "aa. bb." sums to 7 but measures 17; "aa. bb. cc." sums to 11 but measures 31.
+        assert_eq!(chunks(12, 0, "aa. bb. cc"), ["aa.", "bb.", "cc"]);
+        assert_eq!(
+            chunks(30, 0, "aa. bb. cc. dd. ee"),
+            ["aa. bb.", "cc. dd. ee"]
+        );
+    }
+
+    #[test]
+    fn long_runs_without_separators_fit() {
+        let text = "abcdefghij".repeat(1000);
+        let pieces = chunks(7, 0, &text);
+        assert_eq!(pieces.concat(), text);
+        assert!(pieces
+            .iter()
+            .all(|piece| piece.len() == 7 || piece.len() == text.len() % 7));
+    }
+
+    #[test]
+    fn overlap_is_measured_exactly() {
+        let text = "one two three four five six seven eight nine ten";
+        let pieces = chunks(15, 6, text);
+        assert!(pieces.len() > 3);
+        for pair in pieces.windows(2) {
+            let (previous, next) = (pair[0], pair[1]);
+            let shared = (0..=next.len())
+                .rev()
+                .find(|&length| previous.ends_with(&next[..length]))
+                .unwrap_or(0);
+            assert!(Joins.size(&next[..shared]) <= 6);
+        }
+    }
+}
