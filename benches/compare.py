@@ -193,15 +193,14 @@ def build_spanchunk_spans() -> Contender:
     return Contender(job, records)
 
 
-def build_langchain() -> Contender:
+def build_langchain(splitter_class: Any = None) -> Contender:
+    """LangChain two-level: ``RecursiveCharacterTextSplitter`` unless another class is given
+    (``MarkdownTextSplitter`` in ``compare_markdown.py``)."""
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-    parent_splitter = RecursiveCharacterTextSplitter(
-        chunk_size=PARENT_SIZE, chunk_overlap=0, add_start_index=True
-    )
-    child_splitter = RecursiveCharacterTextSplitter(
-        chunk_size=CHILD_SIZE, chunk_overlap=0, add_start_index=True
-    )
+    splitter_class = splitter_class or RecursiveCharacterTextSplitter
+    parent_splitter = splitter_class(chunk_size=PARENT_SIZE, chunk_overlap=0, add_start_index=True)
+    child_splitter = splitter_class(chunk_size=CHILD_SIZE, chunk_overlap=0, add_start_index=True)
 
     def job(texts: Sequence[str]) -> list[list[Record]]:
         per_document = []
@@ -220,11 +219,14 @@ def build_langchain() -> Contender:
     return Contender(job, _records_from_tuples)
 
 
-def build_semantic_text_splitter() -> Contender:
+def build_semantic_text_splitter(splitter_class: Any = None) -> Contender:
+    """semantic-text-splitter two-level: ``TextSplitter`` unless another class is given
+    (``MarkdownSplitter`` in ``compare_markdown.py``)."""
     from semantic_text_splitter import TextSplitter
 
-    parent_splitter = TextSplitter(PARENT_SIZE)
-    child_splitter = TextSplitter(CHILD_SIZE)
+    splitter_class = splitter_class or TextSplitter
+    parent_splitter = splitter_class(PARENT_SIZE)
+    child_splitter = splitter_class(CHILD_SIZE)
 
     def job(texts: Sequence[str]) -> list[list[Record]]:
         per_document = []

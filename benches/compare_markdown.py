@@ -36,14 +36,10 @@ from typing import Any
 
 import compare
 from compare import (
-    CHILD,
     CHILD_SIZE,
-    PARENT,
     PARENT_SIZE,
     Contender,
-    Record,
     System,
-    _records_from_tuples,
 )
 
 FOLDERS = ("markdown-en", "markdown-zh")
@@ -78,48 +74,13 @@ def build_spanchunk_markdown_spans() -> Contender:
 def build_semantic_markdown() -> Contender:
     from semantic_text_splitter import MarkdownSplitter
 
-    parent_splitter = MarkdownSplitter(PARENT_SIZE)
-    child_splitter = MarkdownSplitter(CHILD_SIZE)
-
-    def job(texts: Sequence[str]) -> list[list[Record]]:
-        per_document = []
-        for text in texts:
-            rows: list[Record] = []
-            for parent_start, parent_text in parent_splitter.chunk_indices(text):
-                rows.append((PARENT, parent_start, parent_text))
-                for child_start, child_text in child_splitter.chunk_indices(parent_text):
-                    rows.append((CHILD, parent_start + child_start, child_text))
-            per_document.append(rows)
-        return per_document
-
-    return Contender(job, _records_from_tuples)
+    return compare.build_semantic_text_splitter(MarkdownSplitter)
 
 
 def build_langchain_markdown() -> Contender:
     from langchain_text_splitters import MarkdownTextSplitter
 
-    parent_splitter = MarkdownTextSplitter(
-        chunk_size=PARENT_SIZE, chunk_overlap=0, add_start_index=True
-    )
-    child_splitter = MarkdownTextSplitter(
-        chunk_size=CHILD_SIZE, chunk_overlap=0, add_start_index=True
-    )
-
-    def job(texts: Sequence[str]) -> list[list[Record]]:
-        per_document = []
-        for text in texts:
-            rows: list[Record] = []
-            for parent in parent_splitter.create_documents([text]):
-                parent_start = parent.metadata["start_index"]
-                rows.append((PARENT, parent_start, parent.page_content))
-                for child in child_splitter.create_documents([parent.page_content]):
-                    rows.append(
-                        (CHILD, parent_start + child.metadata["start_index"], child.page_content)
-                    )
-            per_document.append(rows)
-        return per_document
-
-    return Contender(job, _records_from_tuples)
+    return compare.build_langchain(MarkdownTextSplitter)
 
 
 SYSTEMS = [

@@ -100,52 +100,41 @@ impl<'t> Merger<'t> {
             };
             let mut end_char = next_start_char + first.size;
             let mut last = index;
+            // Markdown: a heading comes only with its whole section (see `may_join`).
+            let range_start = self.consumed + index == 0;
+            let heading_stops = |size: usize, next: &Atom| {
+                next.heading > 0
+                    && !crate::markdown::may_join(
+                        splitter,
+                        text,
+                        chunk_start,
+                        size,
+                        first,
+                        range_start,
+                        next,
+                    )
+            };
             let mut closed = false;
-            if !additive {
+            if additive {
+                while last + 1 < usable {
+                    let next = &atoms[last + 1];
+                    let grown = size + next.lead_gap + next.size;
+                    if grown > chunk_size || heading_stops(size, next) {
+                        closed = true;
+                        break;
+                    }
+                    size = grown;
+                    end_char += next.lead_gap + next.size;
+                    last += 1;
+                }
+            } else {
                 (last, _) =
                     crate::pack::grow(splitter, text, &atoms[..usable], chunk_start, index, size);
-                // Markdown: a heading comes only with its whole section (see `may_join`).
-                if let Some(heading) = (index + 1..=last).find(|&row| {
-                    atoms[row].heading > 0
-                        && !crate::markdown::may_join(
-                            splitter,
-                            text,
-                            chunk_start,
-                            size,
-                            first,
-                            self.consumed + index == 0,
-                            &atoms[row],
-                        )
-                }) {
-                    last = heading - 1;
+                if let Some(row) = (index + 1..=last).find(|&row| heading_stops(size, &atoms[row]))
+                {
+                    last = row - 1;
                 }
                 closed = last + 1 < usable;
-            }
-            while additive && last + 1 < usable {
-                let next = &atoms[last + 1];
-                let grown = if additive {
-                    size + next.lead_gap + next.size
-                } else {
-                    sizer.size(&text[chunk_start..next.end])
-                };
-                if grown > chunk_size
-                    || (next.heading > 0
-                        && !crate::markdown::may_join(
-                            splitter,
-                            text,
-                            chunk_start,
-                            size,
-                            first,
-                            self.consumed + index == 0,
-                            next,
-                        ))
-                {
-                    closed = true;
-                    break;
-                }
-                size = grown;
-                end_char += next.lead_gap + next.size;
-                last += 1;
             }
             if !closed && !done {
                 // The chunk may still take atoms that have not arrived: keep it open.
