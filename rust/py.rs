@@ -29,7 +29,7 @@ use crate::markdown::Outline;
 use crate::size::Sizer;
 use crate::span::{char_to_byte, CharCursor};
 use crate::split::{default_separators, KeepSeparator, Splitter, SplitterConfig, Structure};
-use crate::token::{HuggingFaceSizer, TiktokenSizer};
+use crate::token::TokenSizer;
 use crate::tree::{self, SpanTable, SPAN_COLUMNS};
 use crate::Unit;
 
@@ -153,8 +153,8 @@ fn token_sizer(
     length_function: Option<Py<PyAny>>,
 ) -> Result<Option<Box<dyn Sizer>>, ChunkError> {
     match (unit, encoding, tokenizer_json, length_function) {
-        ("token", Some(encoding), None, None) => Ok(Some(Box::new(TiktokenSizer::new(encoding)?))),
-        ("token", None, Some(json), None) => Ok(Some(Box::new(HuggingFaceSizer::from_json(json)?))),
+        ("token", Some(encoding), None, None) => Ok(Some(Box::new(TokenSizer::tiktoken(encoding)?))),
+        ("token", None, Some(json), None) => Ok(Some(Box::new(TokenSizer::hugging_face(json)?))),
         ("token", None, None, Some(function)) => Ok(Some(Box::new(CallableSizer { function }))),
         ("token", ..) => Err(ChunkError::setting(
             "unit",

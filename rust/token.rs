@@ -47,26 +47,51 @@ impl GapCounts {
     }
 }
 
-/// Counts tokens of a tiktoken encoding, special tokens counted as ordinary text.
-pub struct TiktokenSizer {
-    name: &'static str,
-    identity: String,
-    bpe: &'static CoreBPE,
-    gaps: GapCounts,
+/// What counts the tokens: a compiled-in tiktoken encoding, or a `HuggingFace` tokenizer.
+enum Counter {
+    /// Special tokens counted as ordinary text.
+    Tiktoken(&'static CoreBPE),
+    /// Special tokens left out; truncation and padding switched off on load.
+    HuggingFace(Box<Tokenizer>),
 }
 
-impl fmt::Debug for TiktokenSizer {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(formatter, "TiktokenSizer({})", self.name)
+impl Counter {
+    fn count(&self, text: &str) -> usize {
+        match self {
+            Self::Tiktoken(bpe) => bpe.count_ordinary(text),
+            Self::HuggingFace(tokenizer) => count(tokenizer, text),
+        }
     }
 }
 
-impl TiktokenSizer {
-    /// The sizer of a compiled-in encoding.
+/// Measures text in the tokens of one tokenizer.
+pub struct TokenSizer {
+    identity: String,
+    counter: Counter,
+    gaps: GapCounts,
+}
+
+impl fmt::Debug for TokenSizer {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "TokenSizer({})", self.identity)
+    }
+}
+
+impl TokenSizer {
+    fn with_counter(identity: String, counter: Counter) -> Self {
+        let gaps = GapCounts::new(|gap| counter.count(gap));
+        Self {
+            identity,
+            counter,
+            gaps,
+        }
+    }
+
+    /// The sizer of a compiled-in tiktoken encoding.
     ///
     /// # Errors
     /// An unknown encoding name, with the list of known ones.
-    pub fn new(encoding: &str) -> Result<Self, ChunkError> {
+    pub fn tiktoken(encoding: &str) -> Result<Self, ChunkError> {
         let (name, bpe) = match encoding {
             "o200k_base" => ("o200k_base", tiktoken_rs::o200k_base_singleton()),
             "cl100k_base" => ("cl100k_base", tiktoken_rs::cl100k_base_singleton()),
@@ -86,16 +111,39 @@ impl TiktokenSizer {
                 ))
             }
         };
-        Ok(Self {
-            name,
-            identity: format!("tiktoken:{name}"),
-            bpe,
-            gaps: GapCounts::new(|gap| bpe.count_ordinary(gap)),
-        })
+        Ok(Self::with_counter(
+            format!("tiktoken:{name}"),
+            Counter::Tiktoken(bpe),
+        ))
+    }
+
+    /// A sizer from the JSON text of a `HuggingFace` `tokenizer.json` file.
+    ///
+    /// # Errors
+    /// JSON that is not a tokenizer.
+    pub fn hugging_face(json: &str) -> Result<Self, ChunkError> {
+        let mut tokenizer = Tokenizer::from_bytes(json.as_bytes()).map_err(|error| {
+            ChunkError::setting(
+                "tokenizer",
+                format!("cannot load the tokenizer: {error}: pass a HuggingFace tokenizer.json"),
+            )
+        })?;
+        tokenizer.with_padding(None);
+        tokenizer.with_truncation(None).map_err(|error| {
+            ChunkError::setting(
+                "tokenizer",
+                format!("cannot switch truncation off: {error}"),
+            )
+        })?;
+        let hash = xxhash_rust::xxh3::xxh3_64(json.as_bytes());
+        Ok(Self::with_counter(
+            format!("tokenizer:{hash:016x}"),
+            Counter::HuggingFace(Box::new(tokenizer)),
+        ))
     }
 }
 
-impl Sizer for TiktokenSizer {
+impl Sizer for TokenSizer {
     fn size(&self, text: &str) -> usize {
         if text.is_empty() {
             return 0;
@@ -103,7 +151,7 @@ impl Sizer for TiktokenSizer {
         if let Some(count) = self.gaps.get(text) {
             return count;
         }
-        self.bpe.count_ordinary(text)
+        self.counter.count(text)
     }
 
     fn is_additive(&self) -> bool {
@@ -119,79 +167,11 @@ impl Sizer for TiktokenSizer {
     }
 
     fn upper_bound(&self, text: &str) -> usize {
-        // Byte-level BPE: every token stands for at least one byte.
-        text.len()
-    }
-
-    fn lower_bound(&self, text: &str) -> usize {
-        estimated_floor(text)
-    }
-}
-
-/// Counts the tokens of a `HuggingFace` tokenizer, without special tokens, truncation or
-/// padding (both are switched off on load: a chunk's count is its true length).
-pub struct HuggingFaceSizer {
-    tokenizer: Tokenizer,
-    identity: String,
-    gaps: GapCounts,
-}
-
-impl fmt::Debug for HuggingFaceSizer {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(formatter, "HuggingFaceSizer({})", self.identity)
-    }
-}
-
-impl HuggingFaceSizer {
-    /// A sizer from the JSON text of a `tokenizer.json` file.
-    ///
-    /// # Errors
-    /// JSON that is not a tokenizer.
-    pub fn from_json(json: &str) -> Result<Self, ChunkError> {
-        let mut tokenizer = Tokenizer::from_bytes(json.as_bytes()).map_err(|error| {
-            ChunkError::setting(
-                "tokenizer",
-                format!("cannot load the tokenizer: {error}: pass a HuggingFace tokenizer.json"),
-            )
-        })?;
-        tokenizer.with_padding(None);
-        tokenizer.with_truncation(None).map_err(|error| {
-            ChunkError::setting(
-                "tokenizer",
-                format!("cannot switch truncation off: {error}"),
-            )
-        })?;
-        let hash = xxhash_rust::xxh3::xxh3_64(json.as_bytes());
-        let gaps = GapCounts::new(|gap| count(&tokenizer, gap));
-        Ok(Self {
-            tokenizer,
-            identity: format!("tokenizer:{hash:016x}"),
-            gaps,
-        })
-    }
-}
-
-impl Sizer for HuggingFaceSizer {
-    fn size(&self, text: &str) -> usize {
-        if text.is_empty() {
-            return 0;
+        match self.counter {
+            // Byte-level BPE: every token stands for at least one byte.
+            Counter::Tiktoken(_) => text.len(),
+            Counter::HuggingFace(_) => usize::MAX,
         }
-        if let Some(count) = self.gaps.get(text) {
-            return count;
-        }
-        count(&self.tokenizer, text)
-    }
-
-    fn is_additive(&self) -> bool {
-        false
-    }
-
-    fn name(&self) -> &'static str {
-        "token"
-    }
-
-    fn identity(&self) -> Option<&str> {
-        Some(&self.identity)
     }
 
     fn lower_bound(&self, text: &str) -> usize {
@@ -225,26 +205,28 @@ mod tests {
 
     #[test]
     fn counts_offline() {
-        let sizer = TiktokenSizer::new("cl100k_base").unwrap();
+        let sizer = TokenSizer::tiktoken("cl100k_base").unwrap();
         assert_eq!(sizer.size("hello world"), 2);
         for gap in [" ", "\n", "\n\n", " \n", "\r\n", "\t\t"] {
-            assert_eq!(sizer.size(gap), sizer.bpe.count_ordinary(gap), "{gap:?}");
+            assert_eq!(sizer.size(gap), sizer.counter.count(gap), "{gap:?}");
         }
         assert_eq!(sizer.size(""), 0);
-        assert!(TiktokenSizer::new("gpt2").is_err());
+        assert!(TokenSizer::tiktoken("gpt2").is_err());
     }
 
     #[test]
     fn chunks_fit_in_tokens() {
-        let sizer = TiktokenSizer::new("o200k_base").unwrap();
+        let sizer = TokenSizer::tiktoken("o200k_base").unwrap();
         let text = "The quick brown fox jumps over the lazy dog. ".repeat(200)
             + &"汉字没有空格".repeat(300);
         for overlap in [0, 5] {
             let mut config = SplitterConfig::new(37);
             config.overlap = overlap;
-            let splitter =
-                Splitter::with_sizer(config, Box::new(TiktokenSizer::new("o200k_base").unwrap()))
-                    .unwrap();
+            let splitter = Splitter::with_sizer(
+                config,
+                Box::new(TokenSizer::tiktoken("o200k_base").unwrap()),
+            )
+            .unwrap();
             let spans = splitter.split(&text).unwrap();
             assert!(spans.len() > 10);
             for &(start, end) in &spans {
@@ -262,9 +244,9 @@ mod tests {
         let Ok(json) = std::fs::read_to_string(path) else {
             return; // the shared folder is not part of every checkout
         };
-        let sizer = HuggingFaceSizer::from_json(&json).unwrap();
+        let sizer = TokenSizer::hugging_face(&json).unwrap();
         let long = "word ".repeat(1000);
         assert_eq!(sizer.size(&long), 1000);
-        assert!(HuggingFaceSizer::from_json("{}").is_err());
+        assert!(TokenSizer::hugging_face("{}").is_err());
     }
 }
