@@ -65,16 +65,17 @@ def _progress_during(call: Callable[[], Any]) -> tuple[int, Any]:
     return after - before, result
 
 
-def _best_progress(call: Callable[[], Any], attempts: int = 5) -> tuple[int, Any]:
+def _best_progress(call: Callable[[], Any], attempts: int = 10) -> tuple[int, Any]:
     """The most steps the other thread made over a few calls.
 
     A released GIL lets the other thread run only when the OS gives it a core: on a loaded
     machine one call can see few steps, so the call is tried again; a call that holds the GIL
-    sees no steps however often it is tried (the control test).
+    sees no steps however often it is tried (the control test). Each attempt makes the call
+    three times, so that it lasts long enough to see several of the OS's time slices.
     """
     best, result = -1, None
     for _ in range(attempts):
-        progress, result = _progress_during(call)
+        progress, result = _progress_during(lambda: [call() for _ in range(3)][-1])
         best = max(best, progress)
         if best > 10:
             break
