@@ -20,6 +20,22 @@ pub fn chunk_id(
     start_byte: u64,
     end_byte: u64,
 ) -> String {
+    format!(
+        "{:016x}",
+        chunk_hash(document_id, fingerprint, level, start_byte, end_byte)
+    )
+}
+
+/// The number a chunk id spells in hex (`chunk_id` is `{:016x}` of it): what chunk objects
+/// keep until their id is first read.
+#[must_use]
+pub fn chunk_hash(
+    document_id: &str,
+    fingerprint: &str,
+    level: u32,
+    start_byte: u64,
+    end_byte: u64,
+) -> u64 {
     // One-shot xxh3 over the concatenated fields gives the same digest as feeding them to a
     // streaming hasher one by one, without its 500-byte state: ids stay as they were.
     let mut input = Vec::with_capacity(document_id.len() + fingerprint.len() + 36);
@@ -30,7 +46,7 @@ pub fn chunk_id(
     input.extend_from_slice(&level.to_le_bytes());
     input.extend_from_slice(&start_byte.to_le_bytes());
     input.extend_from_slice(&end_byte.to_le_bytes());
-    format!("{:016x}", xxh3_64(&input))
+    xxh3_64(&input)
 }
 
 #[cfg(test)]

@@ -591,8 +591,8 @@ fn id_tuple<'py>(ids: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
 }
 
 /// Whether two str objects are equal: the same object, or equal by Python's `==`.
-fn same_str(py: Python<'_>, first: &Py<PyString>, second: &Py<PyString>) -> PyResult<bool> {
-    Ok(first.is(second) || PyAnyMethods::eq(first.bind(py).as_any(), second.bind(py))?)
+fn same_str(first: &Bound<'_, PyString>, second: &Bound<'_, PyString>) -> PyResult<bool> {
+    Ok(first.is(second) || PyAnyMethods::eq(first.as_any(), second)?)
 }
 
 /// One chunk of a document: its text, exact offsets, place in the hierarchy and metadata.
@@ -636,10 +636,17 @@ fn same_str(py: Python<'_>, first: &Py<PyString>, second: &Py<PyString>) -> PyRe
 ///     True
 #[pyclass(frozen, name = "Chunk", module = "spanchunk._core")]
 pub struct PyChunk {
-    #[pyo3(get)]
-    id: Py<PyString>,
-    #[pyo3(get)]
-    text: Py<PyString>,
+    /// Where the lazy fields come from: the rows of the document the chunk was cut from
+    /// (None for a chunk made by hand, whose lazy fields are all set at construction).
+    rows: Option<Arc<DocumentRows>>,
+    /// The chunk's row in `rows`.
+    row: usize,
+    // Made on first read (see the performance notes in python/spanchunk/chunk.py): most
+    // chunks of an ingestion job are written out or embedded once, many never read at all.
+    id: PyOnceLock<Py<PyString>>,
+    text: PyOnceLock<Py<PyString>>,
+    parent_id: PyOnceLock<Option<Py<PyString>>>,
+    child_ids: PyOnceLock<Py<PyTuple>>,
     #[pyo3(get)]
     document_id: Py<PyString>,
     #[pyo3(get)]
@@ -655,11 +662,95 @@ pub struct PyChunk {
     #[pyo3(get)]
     end_byte: usize,
     #[pyo3(get)]
-    parent_id: Option<Py<PyString>>,
-    #[pyo3(get)]
-    child_ids: Py<PyTuple>,
-    #[pyo3(get)]
     metadata: Py<PyAny>,
+}
+
+/// What every chunk of one `build_chunks` call shares, to make its lazy fields from: the
+/// document str, the id numbers and the parent and child rows of the whole span table.
+struct DocumentRows {
+    text: Py<PyString>,
+    ids: Vec<u64>,
+    parents: Vec<Option<usize>>,
+    /// Row `r`'s children are `children[bounds[r]..bounds[r + 1]]`.
+    children: Vec<usize>,
+    bounds: Vec<usize>,
+}
+
+/// A chunk id as a str: 16 lowercase hex digits, formatted without a heap buffer.
+fn id_string(py: Python<'_>, id: u64) -> Bound<'_, PyString> {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut buffer = [0_u8; 16];
+    for (position, digit) in buffer.iter_mut().enumerate() {
+        *digit = DIGITS[((id >> (60 - 4 * position)) & 0xf) as usize];
+    }
+    // Hex digits are ASCII, so this is valid UTF-8.
+    PyString::new(py, std::str::from_utf8(&buffer).unwrap_or_default())
+}
+
+/// A `PyOnceLock` that already holds `value`.
+fn filled<T>(py: Python<'_>, value: T) -> PyOnceLock<T> {
+    let lock = PyOnceLock::new();
+    // A new lock is empty, so `set` cannot fail.
+    let _ = lock.set(py, value);
+    lock
+}
+
+impl PyChunk {
+    /// The document rows a lazy field is made from: always there when a field is still
+    /// unset (a chunk made by hand has every field set).
+    fn rows(&self) -> PyResult<&DocumentRows> {
+        self.rows
+            .as_deref()
+            .ok_or_else(|| PyRuntimeError::new_err("Chunk has neither a field nor its source"))
+    }
+
+    fn id_str<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyString>> {
+        self.id
+            .get_or_try_init(py, || {
+                let rows = self.rows()?;
+                Ok::<_, PyErr>(id_string(py, rows.ids[self.row]).unbind())
+            })
+            .map(|id| id.bind(py))
+    }
+
+    fn text_str<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyString>> {
+        self.text
+            .get_or_try_init(py, || {
+                let rows = self.rows()?;
+                substring(rows.text.bind(py), self.start_char, self.end_char).map(Bound::unbind)
+            })
+            .map(|text| text.bind(py))
+    }
+
+    fn parent_id_str<'py>(&self, py: Python<'py>) -> PyResult<Option<&Bound<'py, PyString>>> {
+        self.parent_id
+            .get_or_try_init(py, || {
+                let rows = self.rows()?;
+                Ok::<_, PyErr>(
+                    rows.parents[self.row].map(|parent| id_string(py, rows.ids[parent]).unbind()),
+                )
+            })
+            .map(|parent| parent.as_ref().map(|id| id.bind(py)))
+    }
+
+    fn child_ids_tuple<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyTuple>> {
+        self.child_ids
+            .get_or_try_init(py, || {
+                let rows = self.rows()?;
+                let own = &rows.children[rows.bounds[self.row]..rows.bounds[self.row + 1]];
+                PyTuple::new(py, own.iter().map(|&child| id_string(py, rows.ids[child])))
+                    .map(Bound::unbind)
+            })
+            .map(|ids| ids.bind(py))
+    }
+
+    /// Whether both chunks were cut from the same document str by one `build_chunks` call.
+    fn same_source(&self, other: &Self) -> bool {
+        match (&self.rows, &other.rows) {
+            (Some(mine), Some(theirs)) => Arc::ptr_eq(mine, theirs),
+            _ => false,
+        }
+    }
 }
 
 #[pymethods]
@@ -689,8 +780,12 @@ impl PyChunk {
             Some(ids) => id_tuple(ids)?,
         };
         Ok(Self {
-            id,
-            text,
+            rows: None,
+            row: 0,
+            id: filled(py, id),
+            text: filled(py, text),
+            parent_id: filled(py, parent_id),
+            child_ids: filled(py, child_ids.unbind()),
             document_id,
             index,
             level,
@@ -698,16 +793,38 @@ impl PyChunk {
             end_char,
             start_byte,
             end_byte,
-            parent_id,
-            child_ids: child_ids.unbind(),
             metadata: frozen_metadata(py, metadata)?.unbind(),
         })
     }
 
+    /// 16 hex digits, a hash of (document id, level, byte span, chunker fingerprint).
+    #[getter]
+    fn id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        self.id_str(py).cloned()
+    }
+
+    /// The chunk's text: ``document.text[start_char:end_char]``.
+    #[getter]
+    fn text<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        self.text_str(py).cloned()
+    }
+
     /// The chunk's text (an alias of ``text``, the name LangChain and Haystack use).
     #[getter]
-    fn content(&self, py: Python<'_>) -> Py<PyString> {
-        self.text.clone_ref(py)
+    fn content<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        self.text_str(py).cloned()
+    }
+
+    /// The id of the chunk one level up, or None at the top level.
+    #[getter]
+    fn parent_id<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyString>>> {
+        Ok(self.parent_id_str(py)?.cloned())
+    }
+
+    /// The ids of the chunks one level down, in order (empty for leaves).
+    #[getter]
+    fn child_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.child_ids_tuple(py).cloned()
     }
 
     /// The chunk as a JSON-safe dict (``child_ids`` a list, ``metadata`` a dict).
@@ -722,8 +839,8 @@ impl PyChunk {
     ///     'Hello there.'
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(py);
-        dict.set_item(intern!(py, "id"), &self.id)?;
-        dict.set_item(intern!(py, "text"), &self.text)?;
+        dict.set_item(intern!(py, "id"), self.id_str(py)?)?;
+        dict.set_item(intern!(py, "text"), self.text_str(py)?)?;
         dict.set_item(intern!(py, "document_id"), &self.document_id)?;
         dict.set_item(intern!(py, "index"), self.index)?;
         dict.set_item(intern!(py, "level"), self.level)?;
@@ -731,8 +848,11 @@ impl PyChunk {
         dict.set_item(intern!(py, "end_char"), self.end_char)?;
         dict.set_item(intern!(py, "start_byte"), self.start_byte)?;
         dict.set_item(intern!(py, "end_byte"), self.end_byte)?;
-        dict.set_item(intern!(py, "parent_id"), &self.parent_id)?;
-        dict.set_item(intern!(py, "child_ids"), self.child_ids.bind(py).to_list())?;
+        dict.set_item(intern!(py, "parent_id"), self.parent_id_str(py)?)?;
+        dict.set_item(
+            intern!(py, "child_ids"),
+            self.child_ids_tuple(py)?.to_list(),
+        )?;
         dict.set_item(intern!(py, "metadata"), plain_dict(self.metadata.bind(py))?)?;
         Ok(dict)
     }
@@ -744,8 +864,8 @@ impl PyChunk {
         py: Python<'py>,
     ) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
         let arguments = (
-            &self.id,
-            &self.text,
+            self.id_str(py)?,
+            self.text_str(py)?,
             &self.document_id,
             self.index,
             self.level,
@@ -753,8 +873,8 @@ impl PyChunk {
             self.end_char,
             self.start_byte,
             self.end_byte,
-            &self.parent_id,
-            &self.child_ids,
+            self.parent_id_str(py)?,
+            self.child_ids_tuple(py)?,
             plain_dict(self.metadata.bind(py))?,
         )
             .into_pyobject(py)?;
@@ -764,31 +884,55 @@ impl PyChunk {
     // Equal when ids, spans and texts are; the hash uses the id and the byte span only.
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, Self>) -> PyResult<bool> {
         let other = other.get();
-        Ok(self.start_byte == other.start_byte
-            && self.end_byte == other.end_byte
-            && self.start_char == other.start_char
-            && self.end_char == other.end_char
-            && same_str(py, &self.id, &other.id)?
-            && same_str(py, &self.text, &other.text)?)
+        if self.start_byte != other.start_byte
+            || self.end_byte != other.end_byte
+            || self.start_char != other.start_char
+            || self.end_char != other.end_char
+        {
+            return Ok(false);
+        }
+        if self.same_source(other) {
+            // One document str and one id table: equal spans mean equal texts, and equal
+            // ids exactly when the rows' numbers are.
+            let rows = self.rows()?;
+            return Ok(rows.ids[self.row] == rows.ids[other.row]);
+        }
+        Ok(same_str(self.id_str(py)?, other.id_str(py)?)?
+            && same_str(self.text_str(py)?, other.text_str(py)?)?)
     }
 
     fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
-        (&self.id, self.start_byte, self.end_byte)
+        (self.id_str(py)?, self.start_byte, self.end_byte)
             .into_pyobject(py)?
             .hash()
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         const PREVIEW_CHARS: usize = 40;
-        let text = self.text.bind(py);
-        let preview = if text.len()? <= PREVIEW_CHARS {
-            text.clone().into_any()
-        } else {
-            substring(text, 0, PREVIEW_CHARS - 3)?.add("...")?
+        let length = self.end_char.saturating_sub(self.start_char);
+        let preview = match &self.rows {
+            // Only the preview is sliced from the document: repr never makes the whole text.
+            Some(rows) if self.text.get(py).is_none() => {
+                let text = rows.text.bind(py);
+                if length <= PREVIEW_CHARS {
+                    substring(text, self.start_char, self.end_char)?.into_any()
+                } else {
+                    let cut = self.start_char + PREVIEW_CHARS - 3;
+                    substring(text, self.start_char, cut)?.add("...")?
+                }
+            }
+            _ => {
+                let text = self.text_str(py)?;
+                if text.len()? <= PREVIEW_CHARS {
+                    text.clone().into_any()
+                } else {
+                    substring(text, 0, PREVIEW_CHARS - 3)?.add("...")?
+                }
+            }
         };
         Ok(format!(
             "Chunk(id={}, level={}, index={}, chars={}:{}, text={})",
-            self.id.bind(py).repr()?,
+            self.id_str(py)?.repr()?,
             self.level,
             self.index,
             self.start_char,
@@ -823,28 +967,66 @@ fn span_rows(spans: &PyReadonlyArray2<'_, i64>, text_chars: usize) -> PyResult<V
         .into_iter()
         .enumerate()
         .map(|(number, row)| {
-            let bad = |reason: &str| {
-                PyValueError::new_err(format!("spans row {number} {:?}: {reason}", row.to_vec()))
-            };
-            let offset = |column: usize| {
-                usize::try_from(row[column]).map_err(|_| bad("negative offset or index"))
-            };
-            let parsed = SpanRow {
-                level: u32::try_from(row[0]).map_err(|_| bad("level out of range"))?,
-                index: offset(1)?,
-                parent: row[2],
-                start_byte: offset(3)?,
-                end_byte: offset(4)?,
-                start_char: offset(5)?,
-                end_char: offset(6)?,
-            };
-            if parsed.start_byte > parsed.end_byte || parsed.start_char > parsed.end_char {
-                return Err(bad("reversed span"));
-            }
-            if parsed.end_char > text_chars {
-                return Err(bad("char span past the end of the text"));
-            }
-            Ok(parsed)
+            span_row(
+                number,
+                std::array::from_fn(|column| row[column]),
+                text_chars,
+            )
+        })
+        .collect()
+}
+
+/// One row of a span table, checked (see `span_rows`); `number` names it in errors.
+fn span_row(number: usize, row: [i64; 7], text_chars: usize) -> PyResult<SpanRow> {
+    let bad = |reason: &str| PyValueError::new_err(format!("spans row {number} {row:?}: {reason}"));
+    let offset =
+        |column: usize| usize::try_from(row[column]).map_err(|_| bad("negative offset or index"));
+    let parsed = SpanRow {
+        level: u32::try_from(row[0]).map_err(|_| bad("level out of range"))?,
+        index: offset(1)?,
+        parent: row[2],
+        start_byte: offset(3)?,
+        end_byte: offset(4)?,
+        start_char: offset(5)?,
+        end_char: offset(6)?,
+    };
+    if parsed.start_byte > parsed.end_byte || parsed.start_char > parsed.end_char {
+        return Err(bad("reversed span"));
+    }
+    if parsed.end_char > text_chars {
+        return Err(bad("char span past the end of the text"));
+    }
+    Ok(parsed)
+}
+
+/// The rows of a span table the engine made for a text of `text_chars` chars (checked all
+/// the same: a bad row is an error, never a wrong chunk).
+fn table_rows(table: &SpanTable, text_chars: usize) -> PyResult<Vec<SpanRow>> {
+    table
+        .data
+        .chunks_exact(SPAN_COLUMNS.len())
+        .enumerate()
+        .map(|(number, row)| {
+            span_row(
+                number,
+                std::array::from_fn(|column| row[column]),
+                text_chars,
+            )
+        })
+        .collect()
+}
+
+/// The id number of every row: what `ids::chunk_id` spells in hex.
+fn row_ids(document_id: &str, fingerprint: &str, rows: &[SpanRow]) -> Vec<u64> {
+    rows.iter()
+        .map(|row| {
+            ids::chunk_hash(
+                document_id,
+                fingerprint,
+                row.level,
+                row.start_byte as u64,
+                row.end_byte as u64,
+            )
         })
         .collect()
 }
@@ -913,10 +1095,8 @@ fn child_rows(parents: &[Option<usize>]) -> (Vec<usize>, Vec<usize>) {
     (children, bounds)
 }
 
-/// `Chunk` objects for every row of a document's (n, 7) span table, in row order: ids, texts
-/// sliced from the document str, parent ids and child-id tuples, one shared metadata mapping;
-/// with a Markdown `outline`, one mapping per heading path, holding the document's metadata
-/// and `"headings"`, shared by the chunks with that path.
+/// `Chunk` objects for every row of a document's (n, 7) span table, in row order (see
+/// `document_chunks`); the path for spans that custom levels made.
 #[pyfunction]
 #[pyo3(signature = (text, document_id, fingerprint, metadata, spans, outline = None))]
 fn build_chunks<'py>(
@@ -929,38 +1109,146 @@ fn build_chunks<'py>(
     outline: Option<&Bound<'py, PyOutline>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let rows = span_rows(&spans, text.len()?)?;
-    let parents = parent_rows(&rows, &level_blocks(&rows)?)?;
-    let (children, bounds) = child_rows(&parents);
     let document_key = document_id.to_str()?;
-    let id_strings: Vec<String> = py.detach(|| {
-        rows.iter()
-            .map(|row| {
-                ids::chunk_id(
-                    document_key,
+    let ids = py.detach(|| row_ids(document_key, fingerprint, &rows));
+    let outline = outline.map(|outline| &outline.get().inner);
+    document_chunks(py, text, document_id, metadata, rows, ids, outline)
+}
+
+/// Every level of many documents as `Chunk` objects, in one call: the spans (and Markdown
+/// outlines), the default document ids (`text_id`, where an id is None) and the chunks' id
+/// numbers are computed with the GIL released, on `workers` threads (1: this thread; None:
+/// every core), then each document's chunks are built as `build_chunks` builds them, with no
+/// span array in between. Returns, per document, its chunks (levels top first, leaves last)
+/// and the row of its first leaf.
+#[pyfunction]
+#[pyo3(signature = (levels, texts, document_ids, metadatas, fingerprint, workers = Some(1)))]
+fn chunk_documents<'py>(
+    py: Python<'py>,
+    levels: Vec<Bound<'py, PySplitter>>,
+    texts: Vec<Bound<'py, PyString>>,
+    document_ids: Vec<Option<Bound<'py, PyString>>>,
+    metadatas: Vec<Option<Bound<'py, PyAny>>>,
+    fingerprint: &str,
+    workers: Option<i64>,
+) -> PyResult<Vec<(Bound<'py, PyList>, usize)>> {
+    if texts.len() != document_ids.len() || texts.len() != metadatas.len() {
+        return Err(PyValueError::new_err(format!(
+            "{} texts, {} document ids and {} metadata mappings: pass one of each per document",
+            texts.len(),
+            document_ids.len(),
+            metadatas.len()
+        )));
+    }
+    let owned = splitters(&levels);
+    let workers = worker_count(workers)?;
+    let mut inputs = Vec::with_capacity(texts.len());
+    for (text, id) in texts.iter().zip(&document_ids) {
+        let key = id.as_ref().map(|id| id.to_str()).transpose()?;
+        inputs.push((text.to_str()?, text.len()?, key));
+    }
+    let prepared = py.detach(|| -> PyResult<Vec<PreparedDocument>> {
+        let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
+        let tables = engine(|| {
+            if workers == Some(1) {
+                return inputs
+                    .iter()
+                    .map(|(text, ..)| tree::tree_spans_outlined(&borrowed, text))
+                    .collect();
+            }
+            let strs: Vec<&str> = inputs.iter().map(|(text, ..)| *text).collect();
+            tree::tree_spans_outlined_many(&borrowed, &strs, workers)
+        })?;
+        tables
+            .into_iter()
+            .zip(&inputs)
+            .map(|((table, outline), &(text, chars, key))| {
+                let rows = table_rows(&table, chars)?;
+                let made_key = key.is_none().then(|| ids::text_id(text));
+                let ids = row_ids(
+                    key.or(made_key.as_deref()).unwrap_or_default(),
                     fingerprint,
-                    row.level,
-                    row.start_byte as u64,
-                    row.end_byte as u64,
-                )
+                    &rows,
+                );
+                Ok(PreparedDocument {
+                    rows,
+                    outline,
+                    ids,
+                    made_key,
+                })
             })
             .collect()
+    })?;
+    prepared
+        .into_iter()
+        .zip(texts.iter().zip(&document_ids).zip(&metadatas))
+        .map(|(document, ((text, given_id), metadata))| {
+            let document_id = match (given_id, &document.made_key) {
+                (Some(id), _) => id.clone(),
+                (None, made) => PyString::new(py, made.as_deref().unwrap_or_default()),
+            };
+            let rows = document.rows;
+            let first_leaf = rows
+                .iter()
+                .position(|row| row.level == 0)
+                .unwrap_or(rows.len());
+            let chunks = document_chunks(
+                py,
+                text,
+                &document_id,
+                metadata.as_ref(),
+                rows,
+                document.ids,
+                document.outline.as_ref(),
+            )?;
+            Ok((chunks, first_leaf))
+        })
+        .collect()
+}
+
+/// What `chunk_documents` computes for one document with the GIL released.
+struct PreparedDocument {
+    rows: Vec<SpanRow>,
+    outline: Option<Outline>,
+    ids: Vec<u64>,
+    /// The default document id, when none was given.
+    made_key: Option<String>,
+}
+
+/// `Chunk` objects for the checked rows of one document's span table, in row order, with
+/// their id numbers: one `DocumentRows` shared by every chunk (its id, text, parent id and
+/// child-id tuple are made from it on first read), one shared metadata mapping; with a
+/// Markdown `outline`, one mapping per heading path, holding the document's metadata and
+/// `"headings"`, shared by the chunks with that path.
+fn document_chunks<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    document_id: &Bound<'py, PyString>,
+    metadata: Option<&Bound<'py, PyAny>>,
+    rows: Vec<SpanRow>,
+    ids: Vec<u64>,
+    outline: Option<&Outline>,
+) -> PyResult<Bound<'py, PyList>> {
+    let parents = parent_rows(&rows, &level_blocks(&rows)?)?;
+    let (children, bounds) = child_rows(&parents);
+    let shared = Arc::new(DocumentRows {
+        text: text.clone().unbind(),
+        ids,
+        parents,
+        children,
+        bounds,
     });
-    let ids: Vec<Bound<'py, PyString>> =
-        id_strings.iter().map(|id| PyString::new(py, id)).collect();
     let metadata = frozen_metadata(py, metadata)?;
-    let mut paths = outline.map(|outline| HeadingPaths::new(outline.get(), &metadata));
-    let no_children = PyTuple::empty(py);
+    let mut paths = outline.map(|outline| HeadingPaths::new(outline, &metadata));
     let mut chunks = Vec::with_capacity(rows.len());
     for (number, row) in rows.iter().enumerate() {
-        let own_children = &children[bounds[number]..bounds[number + 1]];
-        let child_ids = if own_children.is_empty() {
-            no_children.clone()
-        } else {
-            PyTuple::new(py, own_children.iter().map(|&child| &ids[child]))?
-        };
         let chunk = PyChunk {
-            id: ids[number].clone().unbind(),
-            text: substring(text, row.start_char, row.end_char)?.unbind(),
+            rows: Some(Arc::clone(&shared)),
+            row: number,
+            id: PyOnceLock::new(),
+            text: PyOnceLock::new(),
+            parent_id: PyOnceLock::new(),
+            child_ids: PyOnceLock::new(),
             document_id: document_id.clone().unbind(),
             index: row.index,
             level: row.level as usize,
@@ -968,8 +1256,6 @@ fn build_chunks<'py>(
             end_char: row.end_char,
             start_byte: row.start_byte,
             end_byte: row.end_byte,
-            parent_id: parents[number].map(|parent| ids[parent].clone().unbind()),
-            child_ids: child_ids.unbind(),
             metadata: match paths.as_mut() {
                 None => metadata.clone().unbind(),
                 Some(paths) => paths.metadata(py, row.start_byte)?.unbind(),
@@ -1034,10 +1320,10 @@ struct HeadingPaths<'a, 'py> {
 }
 
 impl<'a, 'py> HeadingPaths<'a, 'py> {
-    fn new(outline: &'a PyOutline, base: &'a Bound<'py, PyAny>) -> Self {
-        let count = outline.inner.headings.len();
+    fn new(outline: &'a Outline, base: &'a Bound<'py, PyAny>) -> Self {
+        let count = outline.headings.len();
         Self {
-            outline: &outline.inner,
+            outline,
             base,
             built: vec![None; count + 1],
             texts: vec![None; count],
@@ -1122,6 +1408,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(markdown_tree_spans, module)?)?;
     module.add_function(wrap_pyfunction!(markdown_tree_spans_many, module)?)?;
     module.add_function(wrap_pyfunction!(build_chunks, module)?)?;
+    module.add_function(wrap_pyfunction!(chunk_documents, module)?)?;
     module.add_function(wrap_pyfunction!(py_default_separators, module)?)?;
     module.add_function(wrap_pyfunction!(tree_spans, module)?)?;
     module.add_function(wrap_pyfunction!(tree_spans_many, module)?)?;

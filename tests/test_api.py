@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 from typing import Any
 
 import numpy as np
@@ -95,6 +96,33 @@ def test_chunk_is_immutable() -> None:
     with pytest.raises(TypeError):
         chunks[0].metadata["k"] = "changed"  # type: ignore[index]
     assert chunks[1].metadata["k"] == "v" and dict(doc.metadata) == {"k": "v"}
+
+
+def test_lazy_fields_read_like_eager_ones() -> None:
+    # Chunkers build chunks whose id, text, parent_id and child_ids are made on first read;
+    # they must read, compare, hash, repr and pickle like chunks made by hand with the same
+    # fields, whatever is read first, and outlive the caller's reference to the text.
+    text = "".join(f"Sentence {n} \N{SNOWMAN}\N{FAMILY}. " for n in range(40))
+    tree = ParentChildChunker(parent_size=120, child_size=40).chunk_tree(text)
+    twin = ParentChildChunker(parent_size=120, child_size=40).chunk_tree(text)
+    del text
+    parents = {chunk.id: chunk for chunk in tree if chunk.level == 1}
+    for chunk, other in zip(tree, twin, strict=True):
+        assert "Chunk(id=" in repr(chunk) and repr(chunk) == repr(other)
+        eager = Chunk(**chunk.to_dict())
+        assert eager == chunk and chunk == eager and other == chunk
+        assert hash(eager) == hash(chunk) == hash(other)
+        assert eager.to_dict() == chunk.to_dict()
+        assert pickle.loads(pickle.dumps(chunk)) == chunk
+        assert chunk.content is chunk.text and chunk.id is chunk.id
+        if chunk.level == 0:
+            parent = parents[chunk.parent_id]
+            assert chunk.id in parent.child_ids
+            assert parent.text[chunk.start_char - parent.start_char :].startswith(chunk.text)
+    # Same spans, different level or id: not equal, from one document or not.
+    child = next(chunk for chunk in tree if chunk.level == 0)
+    fake = Chunk(**{**child.to_dict(), "id": "0" * 16})
+    assert fake != child and child != fake
 
 
 def test_chunk_accepts_str_document_and_sequences() -> None:

@@ -167,5 +167,18 @@ def build_chunks(
     ValueError when a row is malformed (negative, reversed, past the end of the text,
     levels out of order, a parent that is not a row of the level above)."""
 
+def chunk_documents(
+    levels: Sequence[Splitter],
+    texts: Sequence[str],
+    document_ids: Sequence[str],
+    metadatas: Sequence[Mapping[str, Any] | None],
+    fingerprint: str,
+    workers: int | None = 1,
+) -> list[tuple[list[Chunk], int]]:
+    """Every level of every text as Chunk objects, as build_chunks(tree_spans(...)) gives
+    them, with no span array in between: spans, outlines and ids computed with the GIL
+    released on `workers` threads (1: this thread, None: every core). Returns, per text, its
+    chunks and the row of its first leaf."""
+
 def text_id(text: str) -> str:
     """16 hex digits: xxh3-64 of the UTF-8 text (the default Document id)."""

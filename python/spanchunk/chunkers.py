@@ -359,7 +359,7 @@ class Chunker:
             TypeError: An input is not a ``str`` or a ``Document``.
             ValueError: A text holds a lone surrogate (it cannot be encoded as UTF-8).
         """
-        return self._chunk_documents(_documents(documents), leaves_only=True)
+        return self._chunk_documents(documents, leaves_only=True)
 
     def chunk_text(self, text: str, *, metadata: Mapping[str, Any] | None = None) -> list[Chunk]:
         """Chunk one text, giving its chunks ``metadata``.
@@ -430,22 +430,8 @@ class Chunker:
         fingerprint = self.fingerprint()
         chunks: list[Chunk] = []
         if all_built_in(levels):
-            texts = [document.text for _, document in accepted]
-            try:
-                if _is_markdown(levels):
-                    results = _core.markdown_tree_spans_many(levels, texts, worker_count)
-                else:
-                    results = [
-                        (spans, None)
-                        for spans in _core.tree_spans_many(levels, texts, worker_count)
-                    ]
-            except UnicodeEncodeError as error:  # pragma: no cover - validated above
-                raise _encoding_error(error) from None
-            for (_, document), (spans, outline) in zip(accepted, results, strict=True):
-                chunks.extend(
-                    self._wrap(document, spans, fingerprint, leaves_only=True, outline=outline)
-                )
-            return chunks
+            documents = [document for _, document in accepted]
+            return self._chunk_built_in_documents(documents, worker_count, leaves_only=True)
         for position, document in accepted:
             try:
                 spans, outline = _spans_and_outline(levels, document.text)
@@ -538,15 +524,64 @@ class Chunker:
         leaves = spans[spans[:, 0] == 0, 5:7].tolist()
         return [(start, end) for start, end in leaves]
 
-    def _chunk_documents(self, documents: list[Document], *, leaves_only: bool) -> list[Chunk]:
+    def _chunk_documents(self, documents: Documents, *, leaves_only: bool) -> list[Chunk]:
         levels = self._levels()
+        if all_built_in(levels):
+            if isinstance(documents, str):
+                # One text, the commonest call: no Document object, the core hashes its id.
+                return self._chunk_built_in([documents], [None], [None], 1, leaves_only=leaves_only)
+            return self._chunk_built_in_documents(_documents(documents), 1, leaves_only=leaves_only)
         fingerprint = self.fingerprint()
         chunks: list[Chunk] = []
-        for document in documents:
+        for document in _documents(documents):
             spans, outline = _spans_and_outline(levels, document.text)
             chunks.extend(
                 self._wrap(document, spans, fingerprint, leaves_only=leaves_only, outline=outline)
             )
+        return chunks
+
+    def _chunk_built_in_documents(
+        self, documents: list[Document], workers: int | None, *, leaves_only: bool
+    ) -> list[Chunk]:
+        return self._chunk_built_in(
+            [document.text for document in documents],
+            [document.id for document in documents],
+            [document._chunk_metadata() for document in documents],
+            workers,
+            leaves_only=leaves_only,
+        )
+
+    def _chunk_built_in(
+        self,
+        texts: list[str],
+        ids: list[str | None],
+        metadatas: list[Mapping[str, Any] | None],
+        workers: int | None,
+        *,
+        leaves_only: bool,
+    ) -> list[Chunk]:
+        """Every document through the core in one call (built-in levels only): spans, ids
+        and ``Chunk`` objects, no span array in between (an id of None: the text's hash, as
+        ``Document`` gives it). Parents go to the registry."""
+        try:
+            results = _core.chunk_documents(
+                self._levels(), texts, ids, metadatas, self.fingerprint(), workers
+            )
+        except UnicodeEncodeError as error:
+            raise _encoding_error(error) from None
+        if len(results) == 1:
+            chunks, first_leaf = results[0]
+            if first_leaf and self._registry is not None:
+                self._registry.add(chunks[:first_leaf])
+            return chunks[first_leaf:] if leaves_only else chunks
+        chunks = []
+        parents: list[Chunk] = []
+        for document_chunks, first_leaf in results:
+            if first_leaf:
+                parents += document_chunks[:first_leaf]
+            chunks += document_chunks[first_leaf:] if leaves_only else document_chunks
+        if parents and self._registry is not None:
+            self._registry.add(parents)
         return chunks
 
     def _wrap(
@@ -1015,7 +1050,7 @@ class HierarchicalChunker(_BuiltInChunker):
             The chunks of every level, document by document; within a document, level by
             level from the top, each level in document order.
         """
-        return self._chunk_documents(_documents(documents), leaves_only=False)
+        return self._chunk_documents(documents, leaves_only=False)
 
     def parent_of(self, chunk: Chunk) -> Chunk | None:
         """The parent of ``chunk`` from the registry (None at the top level or if unknown)."""
