@@ -372,6 +372,7 @@ impl Splitter {
         end: usize,
         out: &mut Vec<Span>,
     ) -> Result<(), ChunkError> {
+        let _memo = crate::token::TextMemo::start();
         self.prepare(text).cut(text, start, end, out)
     }
 

@@ -56,6 +56,7 @@ pub fn level_spans(
     text: &str,
     parents: &[(usize, usize)],
 ) -> Result<LevelSpans, ChunkError> {
+    let _memo = crate::token::TextMemo::start();
     let mut cursor = CharCursor::new(text);
     let parents: Vec<Span> = parents
         .iter()
@@ -158,6 +159,8 @@ pub fn tree_spans_outlined(
     text: &str,
 ) -> Result<(SpanTable, Option<Outline>), ChunkError> {
     check_levels(levels)?;
+    // Token sizers keep each merged piece's count for the whole text, every level.
+    let _memo = crate::token::TextMemo::start();
     let outline = levels
         .iter()
         .any(|level| level.is_markdown())
