@@ -430,10 +430,16 @@ impl Splitter {
         absent: &[u8],
         outline: Option<&'s Outline>,
     ) -> Prepared<'s> {
+        // A byte table: `absent.contains` per needle byte cost about 0.2 us per level, a
+        // tenth of the whole call on a short text.
+        let mut lacks = [false; 256];
+        for &byte in absent {
+            lacks[usize::from(byte)] = true;
+        }
         let masks = self
             .levels
             .iter()
-            .map(|level| level.mask(|byte| absent.contains(&byte)))
+            .map(|level| level.mask(|byte| lacks[usize::from(byte)]))
             .collect();
         Prepared {
             splitter: self,

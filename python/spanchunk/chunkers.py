@@ -431,7 +431,7 @@ class Chunker:
         chunks: list[Chunk] = []
         if all_built_in(levels):
             documents = [document for _, document in accepted]
-            return self._chunk_built_in_documents(documents, worker_count, leaves_only=True)
+            return self._chunk_built_in_documents(levels, documents, worker_count, leaves_only=True)
         for position, document in accepted:
             try:
                 spans, outline = _spans_and_outline(levels, document.text)
@@ -529,8 +529,12 @@ class Chunker:
         if all_built_in(levels):
             if isinstance(documents, str):
                 # One text, the commonest call: no Document object, the core hashes its id.
-                return self._chunk_built_in([documents], [None], [None], 1, leaves_only=leaves_only)
-            return self._chunk_built_in_documents(_documents(documents), 1, leaves_only=leaves_only)
+                return self._chunk_built_in(
+                    levels, [documents], [None], [None], 1, leaves_only=leaves_only
+                )
+            return self._chunk_built_in_documents(
+                levels, _documents(documents), 1, leaves_only=leaves_only
+            )
         fingerprint = self.fingerprint()
         chunks: list[Chunk] = []
         for document in _documents(documents):
@@ -541,9 +545,15 @@ class Chunker:
         return chunks
 
     def _chunk_built_in_documents(
-        self, documents: list[Document], workers: int | None, *, leaves_only: bool
+        self,
+        levels: list[Level],
+        documents: list[Document],
+        workers: int | None,
+        *,
+        leaves_only: bool,
     ) -> list[Chunk]:
         return self._chunk_built_in(
+            levels,
             [document.text for document in documents],
             [document.id for document in documents],
             [document._chunk_metadata() for document in documents],
@@ -553,6 +563,7 @@ class Chunker:
 
     def _chunk_built_in(
         self,
+        levels: list[Level],
         texts: list[str],
         ids: list[str | None],
         metadatas: list[Mapping[str, Any] | None],
@@ -565,7 +576,7 @@ class Chunker:
         ``Document`` gives it). Parents go to the registry."""
         try:
             results = _core.chunk_documents(
-                self._levels(), texts, ids, metadatas, self.fingerprint(), workers
+                levels, texts, ids, metadatas, self.fingerprint(), workers
             )
         except UnicodeEncodeError as error:
             raise _encoding_error(error) from None

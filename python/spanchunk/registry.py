@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator
+from operator import attrgetter
 from typing import Any, overload
 
 from spanchunk.chunk import Chunk
 
 __all__ = ["ParentRegistry"]
+
+_CHUNK_TYPE = {Chunk}
+_ID = attrgetter("id")
 
 
 class ParentRegistry:
@@ -49,15 +53,19 @@ class ParentRegistry:
         if isinstance(chunks, Chunk):
             items = [chunks]
         else:
-            items = list(chunks)
-            for position, chunk in enumerate(items):
-                if not isinstance(chunk, Chunk):
-                    raise TypeError(
-                        f"ParentRegistry.add takes Chunk objects; item {position} is "
-                        f"{type(chunk).__name__}"
-                    )
+            items = chunks if type(chunks) is list else list(chunks)
+            # One C-level pass over the types (Chunk cannot be subclassed); the loop that
+            # names the bad item runs only when there is one.
+            if not {*map(type, items)} <= _CHUNK_TYPE:
+                for position, chunk in enumerate(items):
+                    if not isinstance(chunk, Chunk):
+                        raise TypeError(
+                            f"ParentRegistry.add takes Chunk objects; item {position} is "
+                            f"{type(chunk).__name__}"
+                        )
+        pairs = list(zip(map(_ID, items), items, strict=True))
         with self._lock:
-            self._chunks.update([(chunk.id, chunk) for chunk in items])
+            self._chunks.update(pairs)
 
     @overload
     def get(self, chunk_id: str) -> Chunk | None: ...
