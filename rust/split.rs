@@ -178,7 +178,7 @@ pub struct Splitter {
     config: SplitterConfig,
     sizer: Box<dyn Sizer>,
     levels: Vec<Searcher>,
-    /// Bytes of the separators that many texts lack ("\r", lead bytes of non-ASCII
+    /// First bytes of the separators that many texts lack ("\r", lead bytes of non-ASCII
     /// characters): checked once per text to drop separators that cannot match.
     rare_bytes: Vec<u8>,
     /// Every literal separator of every level, for overlap boundaries.
@@ -273,7 +273,10 @@ impl Splitter {
         let all: Vec<&String> = config.separators.iter().flatten().collect();
         let mut rare_bytes: Vec<u8> = all
             .iter()
-            .flat_map(|sep| sep.bytes())
+            // The first byte is enough: a separator whose first byte a text lacks cannot
+            // occur in it. "\r" and the lead bytes of CJK punctuation: one `memchr3` pass on
+            // English LF text, where all nine bytes of the CJK marks cost four.
+            .filter_map(|sep| sep.bytes().next())
             .filter(|&byte| byte == b'\r' || byte >= 0x80)
             .collect();
         rare_bytes.sort_unstable();

@@ -582,8 +582,8 @@ class Chunker:
             raise _encoding_error(error) from None
         if len(results) == 1:
             chunks, first_leaf = results[0]
-            if first_leaf and self._registry is not None:
-                self._registry.add(chunks[:first_leaf])
+            if first_leaf:
+                self._register(chunks[:first_leaf])
             return chunks[first_leaf:] if leaves_only else chunks
         chunks = []
         parents: list[Chunk] = []
@@ -591,9 +591,18 @@ class Chunker:
             if first_leaf:
                 parents += document_chunks[:first_leaf]
             chunks += document_chunks[first_leaf:] if leaves_only else document_chunks
-        if parents and self._registry is not None:
-            self._registry.add(parents)
+        if parents:
+            self._register(parents)
         return chunks
+
+    def _register(self, parents: list[Chunk]) -> None:
+        """Parents the core made go to the registry (a ParentRegistry skips the type checks
+        that ``add`` does for callers)."""
+        registry = self._registry
+        if type(registry) is ParentRegistry:
+            registry._put(parents)
+        elif registry is not None:
+            registry.add(parents)
 
     def _wrap(
         self,

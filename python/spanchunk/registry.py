@@ -63,7 +63,11 @@ class ParentRegistry:
                             f"ParentRegistry.add takes Chunk objects; item {position} is "
                             f"{type(chunk).__name__}"
                         )
-        pairs = list(zip(map(_ID, items), items, strict=True))
+        self._put(items)
+
+    def _put(self, chunks: list[Chunk]) -> None:
+        """Store chunks known to be ``Chunk`` objects (the chunkers' own output)."""
+        pairs = list(zip(map(_ID, chunks), chunks, strict=True))
         with self._lock:
             self._chunks.update(pairs)
 
