@@ -665,11 +665,15 @@ pub struct PyChunk {
     metadata: Py<PyAny>,
 }
 
-/// What every chunk of one `build_chunks` call shares, to make its lazy fields from: the
-/// document str, the id numbers and the parent and child rows of the whole span table.
+/// What every chunk of one document shares, to make its lazy fields from: the document str,
+/// what the ids hash, and the rows of the whole span table with their parents and children.
 struct DocumentRows {
     text: Py<PyString>,
-    ids: Vec<u64>,
+    /// The document id and the chunker's fingerprint: with a row's level and byte span, what
+    /// its chunk id hashes (on first read: most children's ids are never read).
+    document_key: String,
+    fingerprint: Arc<str>,
+    rows: Vec<SpanRow>,
     parents: Vec<Option<usize>>,
     /// Row `r`'s children are `children[bounds[r]..bounds[r + 1]]`.
     children: Vec<usize>,
@@ -695,6 +699,20 @@ fn filled<T>(py: Python<'_>, value: T) -> PyOnceLock<T> {
     lock
 }
 
+impl DocumentRows {
+    /// The id number of row `row` (`ids::chunk_id` spells it in hex).
+    fn id(&self, row: usize) -> u64 {
+        let row = &self.rows[row];
+        ids::chunk_hash(
+            &self.document_key,
+            &self.fingerprint,
+            row.level,
+            row.start_byte as u64,
+            row.end_byte as u64,
+        )
+    }
+}
+
 impl PyChunk {
     /// The document rows a lazy field is made from: always there when a field is still
     /// unset (a chunk made by hand has every field set).
@@ -708,7 +726,7 @@ impl PyChunk {
         self.id
             .get_or_try_init(py, || {
                 let rows = self.rows()?;
-                Ok::<_, PyErr>(id_string(py, rows.ids[self.row]).unbind())
+                Ok::<_, PyErr>(id_string(py, rows.id(self.row)).unbind())
             })
             .map(|id| id.bind(py))
     }
@@ -727,7 +745,7 @@ impl PyChunk {
             .get_or_try_init(py, || {
                 let rows = self.rows()?;
                 Ok::<_, PyErr>(
-                    rows.parents[self.row].map(|parent| id_string(py, rows.ids[parent]).unbind()),
+                    rows.parents[self.row].map(|parent| id_string(py, rows.id(parent)).unbind()),
                 )
             })
             .map(|parent| parent.as_ref().map(|id| id.bind(py)))
@@ -738,7 +756,7 @@ impl PyChunk {
             .get_or_try_init(py, || {
                 let rows = self.rows()?;
                 let own = &rows.children[rows.bounds[self.row]..rows.bounds[self.row + 1]];
-                PyTuple::new(py, own.iter().map(|&child| id_string(py, rows.ids[child])))
+                PyTuple::new(py, own.iter().map(|&child| id_string(py, rows.id(child))))
                     .map(Bound::unbind)
             })
             .map(|ids| ids.bind(py))
@@ -892,10 +910,9 @@ impl PyChunk {
             return Ok(false);
         }
         if self.same_source(other) {
-            // One document str and one id table: equal spans mean equal texts, and equal
-            // ids exactly when the rows' numbers are.
-            let rows = self.rows()?;
-            return Ok(rows.ids[self.row] == rows.ids[other.row]);
+            // One document str, one document id and one fingerprint: equal spans mean equal
+            // texts, and equal ids exactly when the levels are equal too.
+            return Ok(self.level == other.level);
         }
         Ok(same_str(self.id_str(py)?, other.id_str(py)?)?
             && same_str(self.text_str(py)?, other.text_str(py)?)?)
@@ -1016,21 +1033,6 @@ fn table_rows(table: &SpanTable, text_chars: usize) -> PyResult<Vec<SpanRow>> {
         .collect()
 }
 
-/// The id number of every row: what `ids::chunk_id` spells in hex.
-fn row_ids(document_id: &str, fingerprint: &str, rows: &[SpanRow]) -> Vec<u64> {
-    rows.iter()
-        .map(|row| {
-            ids::chunk_hash(
-                document_id,
-                fingerprint,
-                row.level,
-                row.start_byte as u64,
-                row.end_byte as u64,
-            )
-        })
-        .collect()
-}
-
 /// The row ranges of each level, top level first: rows must come grouped by level, each
 /// level one below the one before.
 fn level_blocks(rows: &[SpanRow]) -> PyResult<Vec<Range<usize>>> {
@@ -1109,18 +1111,24 @@ fn build_chunks<'py>(
     outline: Option<&Bound<'py, PyOutline>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let rows = span_rows(&spans, text.len()?)?;
-    let document_key = document_id.to_str()?;
-    let ids = py.detach(|| row_ids(document_key, fingerprint, &rows));
+    let document_key = document_id.to_str()?.to_owned();
     let outline = outline.map(|outline| &outline.get().inner);
-    document_chunks(py, text, document_id, metadata, rows, ids, outline)
+    document_chunks(
+        py,
+        text,
+        document_id,
+        metadata,
+        (rows, document_key, Arc::from(fingerprint)),
+        outline,
+    )
 }
 
 /// Every level of many documents as `Chunk` objects, in one call: the spans (and Markdown
-/// outlines), the default document ids (`text_id`, where an id is None) and the chunks' id
-/// numbers are computed with the GIL released, on `workers` threads (1: this thread; None:
-/// every core), then each document's chunks are built as `build_chunks` builds them, with no
-/// span array in between. Returns, per document, its chunks (levels top first, leaves last)
-/// and the row of its first leaf.
+/// outlines) and the default document ids (`text_id`, where an id is None) are computed with
+/// the GIL released, on `workers` threads (1: this thread; None: every core), then each
+/// document's chunks are built as `build_chunks` builds them, with no span array in between.
+/// Returns, per document, its chunks (levels top first, leaves last) and the row of its first
+/// leaf.
 #[pyfunction]
 #[pyo3(signature = (levels, texts, document_ids, metadatas, fingerprint, workers = Some(1)))]
 fn chunk_documents<'py>(
@@ -1163,29 +1171,25 @@ fn chunk_documents<'py>(
             .into_iter()
             .zip(&inputs)
             .map(|((table, outline), &(text, chars, key))| {
-                let rows = table_rows(&table, chars)?;
-                let made_key = key.is_none().then(|| ids::text_id(text));
-                let ids = row_ids(
-                    key.or(made_key.as_deref()).unwrap_or_default(),
-                    fingerprint,
-                    &rows,
-                );
                 Ok(PreparedDocument {
-                    rows,
+                    rows: table_rows(&table, chars)?,
                     outline,
-                    ids,
-                    made_key,
+                    made_key: key.is_none().then(|| ids::text_id(text)),
                 })
             })
             .collect()
     })?;
+    let fingerprint: Arc<str> = Arc::from(fingerprint);
     prepared
         .into_iter()
         .zip(texts.iter().zip(&document_ids).zip(&metadatas))
         .map(|(document, ((text, given_id), metadata))| {
-            let document_id = match (given_id, &document.made_key) {
-                (Some(id), _) => id.clone(),
-                (None, made) => PyString::new(py, made.as_deref().unwrap_or_default()),
+            let (document_id, document_key) = match (given_id, document.made_key) {
+                (Some(id), _) => (id.clone(), id.to_str()?.to_owned()),
+                (None, made) => {
+                    let made = made.unwrap_or_default();
+                    (PyString::new(py, &made), made)
+                }
             };
             let rows = document.rows;
             let first_leaf = rows
@@ -1197,8 +1201,7 @@ fn chunk_documents<'py>(
                 text,
                 &document_id,
                 metadata.as_ref(),
-                rows,
-                document.ids,
+                (rows, document_key, Arc::clone(&fingerprint)),
                 document.outline.as_ref(),
             )?;
             Ok((chunks, first_leaf))
@@ -1210,38 +1213,38 @@ fn chunk_documents<'py>(
 struct PreparedDocument {
     rows: Vec<SpanRow>,
     outline: Option<Outline>,
-    ids: Vec<u64>,
     /// The default document id, when none was given.
     made_key: Option<String>,
 }
 
-/// `Chunk` objects for the checked rows of one document's span table, in row order, with
-/// their id numbers: one `DocumentRows` shared by every chunk (its id, text, parent id and
-/// child-id tuple are made from it on first read), one shared metadata mapping; with a
-/// Markdown `outline`, one mapping per heading path, holding the document's metadata and
-/// `"headings"`, shared by the chunks with that path.
+/// `Chunk` objects for the checked rows of one document's span table, in row order, given
+/// with the document id and the fingerprint their ids hash: one `DocumentRows` shared by
+/// every chunk (its id, text, parent id and child-id tuple are made from it on first read),
+/// one shared metadata mapping; with a Markdown `outline`, one mapping per heading path,
+/// holding the document's metadata and `"headings"`, shared by the chunks with that path.
 fn document_chunks<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
     document_id: &Bound<'py, PyString>,
     metadata: Option<&Bound<'py, PyAny>>,
-    rows: Vec<SpanRow>,
-    ids: Vec<u64>,
+    (rows, document_key, fingerprint): (Vec<SpanRow>, String, Arc<str>),
     outline: Option<&Outline>,
 ) -> PyResult<Bound<'py, PyList>> {
     let parents = parent_rows(&rows, &level_blocks(&rows)?)?;
     let (children, bounds) = child_rows(&parents);
+    let metadata = frozen_metadata(py, metadata)?;
+    let mut paths = outline.map(|outline| HeadingPaths::new(outline, &metadata));
+    let mut chunks = Vec::with_capacity(rows.len());
     let shared = Arc::new(DocumentRows {
         text: text.clone().unbind(),
-        ids,
+        document_key,
+        fingerprint,
+        rows,
         parents,
         children,
         bounds,
     });
-    let metadata = frozen_metadata(py, metadata)?;
-    let mut paths = outline.map(|outline| HeadingPaths::new(outline, &metadata));
-    let mut chunks = Vec::with_capacity(rows.len());
-    for (number, row) in rows.iter().enumerate() {
+    for (number, row) in shared.rows.iter().enumerate() {
         let chunk = PyChunk {
             rows: Some(Arc::clone(&shared)),
             row: number,

@@ -198,7 +198,11 @@ mod tests {
         for start in 0..12 {
             for end in start..sample.len().min(start + 140) {
                 if let Some(slice) = sample.get(start..end) {
-                    assert_eq!(count_chars(slice.as_bytes()), slice.chars().count(), "{slice:?}");
+                    assert_eq!(
+                        count_chars(slice.as_bytes()),
+                        slice.chars().count(),
+                        "{slice:?}"
+                    );
                 }
             }
         }

@@ -41,20 +41,24 @@ files are UCS-2, most chunks ASCII), and allocating the strs and objects.
 
 Lazy fields (second round). With the objects at ~300 ns each, ``Chunk`` building was still
 about half of ``chunk_tree`` on the Markdown folders. A chunk now holds its offsets, its row
-and a reference to one ``DocumentRows`` per document (the document str, the id numbers, the
-parent and child rows); ``id``, ``text``, ``parent_id`` and ``child_ids`` are made on first
-read and kept (``PyOnceLock``). Same measurement, objects alone: 306 -> 78 ns per chunk on
-Gutenberg, 279 -> 114 on markdown-en, 151 on markdown-zh (more headings, so more metadata
-mappings). Reading every ``text`` once afterwards costs 240-340 ns per chunk, about what
-the eager slice cost, so a job that reads every text pays what it paid before, and one that
-reads the offsets (or the texts of the hits only) does not pay for the rest. A chunk keeps
-its document's str alive (the ``Document`` usually does anyway).
+and a reference to one ``DocumentRows`` per document (the document str, the document id and
+fingerprint, the span rows with their parent and child rows); ``id``, ``text``,
+``parent_id`` and ``child_ids`` are made on first read and kept (``PyOnceLock``), and even
+the id's hash is computed then (most children's ids are never read: the registry reads the
+parents'). Same measurement, objects alone: 306 -> 65 ns per chunk on Gutenberg, 279 -> 101
+on markdown-en, 135 on markdown-zh (short documents: the per-document part weighs more).
+Reading every ``text`` once afterwards costs 240-340 ns per chunk, about what the eager
+slice cost, so a job that reads every text pays what it paid before, and one that reads the
+offsets (or the texts of the hits only) does not pay for the rest. A chunk keeps its
+document's str alive (the ``Document`` usually does anyway).
 
 ``chunk_documents`` then took the span array out of the path: one core call per batch
 computes the spans, the default document ids and the chunk ids with the GIL released and
 builds the objects from the span table directly; a single ``str`` skips the ``Document``
-object. ``chunk_tree`` of an 11-char text: 4.9 -> 3.5 us, most of what is left being the
-core's fixed cost per call (allocations) and the Python method calls.
+object, and parents go to a ``ParentRegistry`` in a plain loop without ``add``'s type
+checks. ``chunk_tree`` of an 11-char text: 4.9 -> 2.9 us, of which the engine itself is 0.34
+(allocations, mostly); the rest is the binding (argument lists, about 20 small allocations,
+the objects) and the Python method calls.
 
 Tried and dropped: taking ASCII-only chunks (byte length == char length) from the document's
 cached UTF-8 with ``PyUnicode_FromStringAndSize`` instead of ``PyUnicode_Substring`` (no
