@@ -56,7 +56,7 @@ document's str alive (the ``Document`` usually does anyway).
 computes the spans, the default document ids and the chunk ids with the GIL released and
 builds the objects from the span table directly; a single ``str`` skips the ``Document``
 object, and parents go to a ``ParentRegistry`` in a plain loop without ``add``'s type
-checks. ``chunk_tree`` of an 11-char text: 4.9 -> 2.9 us, of which the engine itself is 0.34
+checks. ``chunk_tree`` of an 11-char text: 4.9 -> 2.8 us, of which the engine itself is 0.34
 (allocations, mostly); the rest is the binding (argument lists, about 20 small allocations,
 the objects) and the Python method calls.
 
