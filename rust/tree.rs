@@ -2,6 +2,9 @@
 //! inside every span of the level above, and byte spans become char spans by one incremental
 //! pass per level.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
 use rayon::prelude::*;
 
 use crate::error::ChunkError;
@@ -291,18 +294,36 @@ pub fn tree_spans_outlined_many(
             .collect::<Result<Vec<_>, _>>()
     };
     match workers {
-        None => run(),
-        Some(threads) => rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build()
-            .map_err(|error| {
-                ChunkError::setting(
-                    "workers",
-                    format!("cannot start {threads} worker threads: {error}"),
-                )
-            })?
-            .install(run),
+        None => Ok(run()?),
+        Some(threads) => Ok(pool(threads)?.install(run)?),
     }
+}
+
+/// The thread pool of `threads` workers, started on first use and kept: a pool per call
+/// cost its start, and its threads' warm state (a tokenizer's regex caches, see
+/// `token.rs`) with it.
+fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, ChunkError> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let threads = threads.max(1);
+    let mut pools = POOLS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(pool) = pools.get(&threads) {
+        return Ok(Arc::clone(pool));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|error| {
+            ChunkError::setting(
+                "workers",
+                format!("cannot start {threads} worker threads: {error}"),
+            )
+        })?;
+    let pool = Arc::new(pool);
+    pools.insert(threads, Arc::clone(&pool));
+    Ok(pool)
 }
 
 #[cfg(test)]
