@@ -641,8 +641,8 @@ pub struct PyChunk {
     rows: Option<Arc<DocumentRows>>,
     /// The chunk's row in `rows`.
     row: usize,
-    // Made on first read (see the performance notes in python/spanchunk/chunk.py): most
-    // chunks of an ingestion job are written out or embedded once, many never read at all.
+    // Made on first read (see the performance notes in python/spanchunk/chunk.py): a job
+    // that reads only the offsets, or the texts of its hits, never pays for the rest.
     id: PyOnceLock<Py<PyString>>,
     text: PyOnceLock<Py<PyString>>,
     parent_id: PyOnceLock<Option<Py<PyString>>>,
@@ -762,7 +762,7 @@ impl PyChunk {
             .map(|ids| ids.bind(py))
     }
 
-    /// Whether both chunks were cut from the same document str by one `build_chunks` call.
+    /// Whether both chunks were built from the same `DocumentRows` (one document, one call).
     fn same_source(&self, other: &Self) -> bool {
         match (&self.rows, &other.rows) {
             (Some(mine), Some(theirs)) => Arc::ptr_eq(mine, theirs),

@@ -153,17 +153,11 @@ impl Pieces {
     fn count(&self, text: &str, memo: &mut Memo) -> Option<usize> {
         REGEXES.with(|regexes| {
             let mut regexes = regexes.borrow_mut();
-            let key = std::ptr::from_ref(self) as usize;
-            let position =
-                if let Some(position) = regexes.iter().position(|(owner, _)| *owner == key) {
-                    position
-                } else {
-                    // Compiled anew, not cloned: a clone shares the original's scratch pools.
-                    let own = Regex::new(self.pattern).unwrap_or_else(|_| self.regex.clone());
-                    regexes.push((key, own));
-                    regexes.len() - 1
-                };
-            self.count_with(&regexes[position].1, text, memo)
+            let regex = entry(&mut regexes, self, || {
+                // Compiled anew, not cloned: a clone shares the original's scratch pools.
+                Regex::new(self.pattern).unwrap_or_else(|_| self.regex.clone())
+            });
+            self.count_with(regex, text, memo)
         })
     }
 
@@ -223,11 +217,7 @@ impl TextMemo {
         })
     }
 
-    fn with<R>(
-        pieces: &Pieces,
-        work: impl FnOnce(Option<&mut FxHashMap<Box<[u8]>, usize>>) -> R,
-    ) -> R {
-        let key = std::ptr::from_ref(pieces) as usize;
+    fn with<R>(pieces: &Pieces, work: impl FnOnce(Option<&mut Memo>) -> R) -> R {
         MEMOS.with(|memos| {
             let Ok(mut memos) = memos.try_borrow_mut() else {
                 return work(None);
@@ -235,20 +225,30 @@ impl TextMemo {
             let Some(memos) = memos.as_mut() else {
                 return work(None);
             };
-            let position = if let Some(position) = memos.iter().position(|(owner, _)| *owner == key)
-            {
-                position
-            } else {
-                memos.push((key, Memo::default()));
-                memos.len() - 1
-            };
-            let memo = &mut memos[position].1;
+            let memo = entry(memos, pieces, Memo::default);
             if memo.len() > MEMO_LIMIT {
                 memo.clear();
             }
             work(Some(memo))
         })
     }
+}
+
+/// The value kept for `pieces` (an encoding's loop, by address) in a per-thread list, made by
+/// `make` the first time.
+fn entry<'a, T>(
+    entries: &'a mut Vec<(usize, T)>,
+    pieces: &Pieces,
+    make: impl FnOnce() -> T,
+) -> &'a mut T {
+    let key = std::ptr::from_ref(pieces) as usize;
+    let position = if let Some(position) = entries.iter().position(|(owner, _)| *owner == key) {
+        position
+    } else {
+        entries.push((key, make()));
+        entries.len() - 1
+    };
+    &mut entries[position].1
 }
 
 impl Drop for TextMemo {
