@@ -75,7 +75,7 @@ pub fn level_spans(
 
 /// Cuts inside parents whose start char offsets are known.
 fn cut_inside(splitter: &Splitter, text: &str, parents: &[Span]) -> Result<LevelSpans, ChunkError> {
-    let absent = absent_bytes(text, splitter.rare_bytes());
+    let absent = absent_bytes(text, splitter.check_bytes(text.len()));
     let outline = splitter.is_markdown().then(|| Outline::parse(text));
     cut_level(
         splitter,
@@ -180,13 +180,13 @@ pub fn tree_spans_outlined(
     // paragraphs instead of searching and measuring the parent's text again.
     let mut above: Option<LevelAtoms> = None;
     // Separator bytes the text lacks, checked once for every level.
-    let mut rare: Vec<u8> = levels
+    let mut check: Vec<u8> = levels
         .iter()
-        .flat_map(|level| level.rare_bytes().iter().copied())
+        .flat_map(|level| level.check_bytes(text.len()).iter().copied())
         .collect();
-    rare.sort_unstable();
-    rare.dedup();
-    let absent = absent_bytes(text, &rare);
+    check.sort_unstable();
+    check.dedup();
+    let absent = absent_bytes(text, &check);
     for (depth, splitter) in levels.iter().enumerate() {
         let shared_below = levels
             .get(depth + 1)
