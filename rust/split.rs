@@ -455,6 +455,7 @@ impl Splitter {
         Prepared {
             splitter: self,
             masks,
+            lacks_cr: lacks[usize::from(b'\r')],
             buffers: RefCell::default(),
             outline: outline.filter(|_| self.is_markdown()).map(Cow::Borrowed),
         }
@@ -462,9 +463,9 @@ impl Splitter {
 
     /// The separators' first bytes worth checking for in a text of `length` bytes: every
     /// one on a long text, where a separator it lacks would cost a `memmem` pass over the
-    /// whole text from memory (10 MB of `"x"`: 2.5 ms down to 1.8; at 20 MB, 5.4 down to
-    /// 2.3), only the rare ones on a short text, where checking the common ones cost more
-    /// than it saved (markdown-en's short files: 3% slower).
+    /// whole text from memory (see the notes in `search.rs`), only the rare ones on a short
+    /// text, where checking the common ones cost more than it saved (markdown-en's short
+    /// files: 3% slower).
     #[must_use]
     pub fn check_bytes(&self, length: usize) -> &[u8] {
         if length >= CHECK_EVERY_BYTE_FROM {
@@ -642,7 +643,7 @@ impl Splitter {
         let region = &text[start..end];
         if self.sizer.ascii_is_one_unit()
             && region.is_ascii()
-            && memchr::memchr(b'\r', region.as_bytes()).is_none()
+            && (sink.lacks_cr || memchr::memchr(b'\r', region.as_bytes()).is_none())
         {
             // ASCII without "\r" (CR LF is the one multi-char ASCII grapheme): every byte is
             // a grapheme of one unit, so the runs are cut by arithmetic (10 MB of "x": 30 MB/s
@@ -757,6 +758,8 @@ pub struct Prepared<'s> {
     splitter: &'s Splitter,
     /// Per separator level, the patterns that can occur in the text.
     masks: Vec<u64>,
+    /// Known to lack "\r" (checked with the separators' bytes).
+    lacks_cr: bool,
     /// The atom buffer, reused from one range to the next (a parent's children are cut one
     /// parent at a time: no allocation per parent).
     buffers: RefCell<Vec<Atom>>,
@@ -797,7 +800,7 @@ impl Prepared<'_> {
         let mut sink = AtomSink::new(
             splitter,
             text,
-            &self.masks,
+            (&self.masks, self.lacks_cr),
             self.outline.as_deref(),
             self.buffers.take(),
             merger,
@@ -896,6 +899,8 @@ pub(crate) struct AtomSink<'t, 'o> {
     pending_blank: Option<usize>,
     /// Per separator level, the patterns that can occur in this text.
     masks: &'t [u64],
+    /// Known to lack "\r": the ASCII fast path of `pack_graphemes` need not look for it.
+    lacks_cr: bool,
     /// The text's Markdown structure (Markdown splitters only).
     outline: Option<&'t Outline>,
     /// The heading level of the section whose first atom comes next (0: none).
@@ -915,7 +920,7 @@ impl<'t, 'o> AtomSink<'t, 'o> {
     fn new(
         splitter: &'t Splitter,
         text: &'t str,
-        masks: &'t [u64],
+        (masks, lacks_cr): (&'t [u64], bool),
         outline: Option<&'t Outline>,
         mut atoms: Vec<Atom>,
         merger: Merger<'t>,
@@ -929,6 +934,7 @@ impl<'t, 'o> AtomSink<'t, 'o> {
             atoms,
             pending_blank: None,
             masks,
+            lacks_cr,
             outline,
             pending_heading: 0,
             merger,
