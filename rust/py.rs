@@ -980,16 +980,18 @@ fn span_rows(spans: &PyReadonlyArray2<'_, i64>, text_chars: usize) -> PyResult<V
             view.shape()
         )));
     }
-    view.rows()
-        .into_iter()
-        .enumerate()
-        .map(|(number, row)| {
-            span_row(
-                number,
-                std::array::from_fn(|column| row[column]),
-                text_chars,
-            )
-        })
+    checked_rows(
+        view.rows()
+            .into_iter()
+            .map(|row| std::array::from_fn(|column| row[column])),
+        text_chars,
+    )
+}
+
+/// Rows of seven integers, each checked by `span_row`.
+fn checked_rows(rows: impl Iterator<Item = [i64; 7]>, text_chars: usize) -> PyResult<Vec<SpanRow>> {
+    rows.enumerate()
+        .map(|(number, row)| span_row(number, row, text_chars))
         .collect()
 }
 
@@ -1019,18 +1021,13 @@ fn span_row(number: usize, row: [i64; 7], text_chars: usize) -> PyResult<SpanRow
 /// The rows of a span table the engine made for a text of `text_chars` chars (checked all
 /// the same: a bad row is an error, never a wrong chunk).
 fn table_rows(table: &SpanTable, text_chars: usize) -> PyResult<Vec<SpanRow>> {
-    table
-        .data
-        .chunks_exact(SPAN_COLUMNS.len())
-        .enumerate()
-        .map(|(number, row)| {
-            span_row(
-                number,
-                std::array::from_fn(|column| row[column]),
-                text_chars,
-            )
-        })
-        .collect()
+    checked_rows(
+        table
+            .data
+            .chunks_exact(SPAN_COLUMNS.len())
+            .map(|row| std::array::from_fn(|column| row[column])),
+        text_chars,
+    )
 }
 
 /// The row ranges of each level, top level first: rows must come grouped by level, each
