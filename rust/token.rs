@@ -411,6 +411,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::cast_possible_truncation)] // random indices below 40
     fn memoised_loop_counts_as_tiktoken() {
         let mut texts: Vec<String> = vec![
             String::new(),
@@ -455,6 +456,61 @@ mod tests {
             }
             let mut memo = Memo::default();
             assert_eq!(pieces.count("hello world", &mut memo), Some(2));
+        }
+        // Random texts over the characters the patterns treat specially: contractions,
+        // runs of spaces before letters, digits, CR LF, marks, CJK, emoji, punctuation.
+        let alphabet: Vec<&str> = vec![
+            "a",
+            "Z",
+            "é",
+            "e\u{301}",
+            "'s",
+            "'LL",
+            "'",
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\u{a0}",
+            "1",
+            "234",
+            "-",
+            "/",
+            "...",
+            "汉",
+            "字",
+            "。",
+            "，",
+            "😀",
+            "👨\u{200d}👩",
+            "\u{3000}",
+            "x",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for name in ["o200k_base", "cl100k_base"] {
+            let sizer = TokenSizer::tiktoken(name).unwrap();
+            let Counter::Tiktoken { bpe, .. } = &sizer.counter else {
+                panic!("{name} is a tiktoken encoding");
+            };
+            let _memo = TextMemo::start().unwrap();
+            for _ in 0..3000 {
+                let length = (next() % 40) as usize;
+                let text: String = (0..length)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect();
+                assert_eq!(
+                    sizer.counter.count(&text),
+                    bpe.count_ordinary(&text),
+                    "{name}: {text:?}"
+                );
+            }
         }
         // Outside a chunking call there is no memo, and the count is still exact.
         assert!(MEMOS.with(|memos| memos.borrow().is_none()));
