@@ -1,7 +1,7 @@
 //! The Python bindings: the only file that knows PyO3. Each call takes a whole document (or a
 //! batch), releases the GIL for every pass over the text and returns integers as numpy arrays;
-//! the one exception is `build_chunks`, which turns a document's span table into `Chunk`
-//! objects in one call (see `PyChunk`), because building them is most of `chunk()`.
+//! the exceptions are `chunk_documents` and `build_chunks`, which return `Chunk` objects made
+//! in bulk (see `PyChunk`), because building them is most of `chunk()`.
 
 // PyO3 hands extracted arguments over by value; the doc comments are Python docstrings (they
 // name Python identifiers and hold `>>>` examples, where `["text"]` is an index, not a link).
@@ -1268,8 +1268,9 @@ fn document_chunks<'py>(
 
 // ---------------------------------------------------------------------------------- markdown
 
-/// The Markdown structure of one document (its headings and cut positions), parsed once in
-/// the core: what `markdown_tree_spans` returns with the spans, for `build_chunks`.
+/// The Markdown structure of one document (its headings and cut positions), parsed in the
+/// core: what `build_chunks` takes to give chunks cut by custom levels their heading paths
+/// (built-in levels get theirs in `chunk_documents`, from the parse the splitting used).
 #[pyclass(frozen, name = "Outline", module = "spanchunk._core")]
 pub struct PyOutline {
     inner: Outline,
@@ -1350,54 +1351,6 @@ impl<'a, 'py> HeadingPaths<'a, 'py> {
     }
 }
 
-/// tree_spans of a document, and its Markdown outline (None when no level is Markdown).
-#[pyfunction]
-fn markdown_tree_spans<'py>(
-    py: Python<'py>,
-    levels: Vec<Bound<'py, PySplitter>>,
-    text: PyBackedStr,
-) -> PyResult<MarkdownTable<'py>> {
-    let owned = splitters(&levels);
-    let (table, outline) = py.detach(|| {
-        let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
-        tree::tree_spans_outlined(&borrowed, &text)
-    })?;
-    let outline = outline
-        .map(|inner| Bound::new(py, PyOutline { inner }))
-        .transpose()?;
-    Ok((table_to_numpy(py, table)?, outline))
-}
-
-/// markdown_tree_spans of many documents on `workers` threads.
-#[pyfunction]
-#[pyo3(signature = (levels, texts, workers = None))]
-fn markdown_tree_spans_many<'py>(
-    py: Python<'py>,
-    levels: Vec<Bound<'py, PySplitter>>,
-    texts: Vec<PyBackedStr>,
-    workers: Option<i64>,
-) -> PyResult<Vec<MarkdownTable<'py>>> {
-    let owned = splitters(&levels);
-    let workers = worker_count(workers)?;
-    let results = py.detach(|| {
-        let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
-        let texts: Vec<&str> = texts.iter().map(|text| &**text).collect();
-        tree::tree_spans_outlined_many(&borrowed, &texts, workers)
-    })?;
-    results
-        .into_iter()
-        .map(|(table, outline)| {
-            let outline = outline
-                .map(|inner| Bound::new(py, PyOutline { inner }))
-                .transpose()?;
-            Ok((table_to_numpy(py, table)?, outline))
-        })
-        .collect()
-}
-
-/// A document's span table and its outline.
-type MarkdownTable<'py> = (Bound<'py, PyArray2<i64>>, Option<Bound<'py, PyOutline>>);
-
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -1405,8 +1358,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PySplitter>()?;
     module.add_class::<PyChunk>()?;
     module.add_class::<PyOutline>()?;
-    module.add_function(wrap_pyfunction!(markdown_tree_spans, module)?)?;
-    module.add_function(wrap_pyfunction!(markdown_tree_spans_many, module)?)?;
     module.add_function(wrap_pyfunction!(build_chunks, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_documents, module)?)?;
     module.add_function(wrap_pyfunction!(py_default_separators, module)?)?;

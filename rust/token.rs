@@ -104,8 +104,8 @@ impl Counter {
 /// tiktoken's counting loop for one encoding: its pre-tokenising regex and its ranks (the
 /// ordinary tokens only), as tiktoken-rs builds them.
 pub(crate) struct Pieces {
+    /// The pre-tokenising pattern, compiled by each thread that counts (see `REGEXES`).
     pattern: &'static str,
-    regex: Regex,
     ranks: FxHashMap<Vec<u8>, Rank>,
 }
 
@@ -120,7 +120,8 @@ impl Pieces {
     /// The loop of `bpe`, whose pre-tokenising pattern is `pattern`. None if the pattern
     /// does not compile (then tiktoken-rs's own loop is used).
     fn new(bpe: &CoreBPE, pattern: &'static str) -> Option<Self> {
-        let regex = Regex::new(pattern).ok()?;
+        // Checked here once; each thread compiles its own copy when it first counts.
+        Regex::new(pattern).ok()?;
         let special: Vec<Rank> = bpe
             .special_tokens()
             .into_iter()
@@ -130,11 +131,7 @@ impl Pieces {
             .filter(|rank| !special.contains(rank))
             .filter_map(|rank| bpe.decode_bytes(&[rank]).ok().map(|bytes| (bytes, rank)))
             .collect();
-        Some(Self {
-            pattern,
-            regex,
-            ranks,
-        })
+        Some(Self { pattern, ranks })
     }
 
     /// The loop of a compiled-in encoding, built on first use (the ranks: about 50 ms).
@@ -155,11 +152,9 @@ impl Pieces {
     fn count(&self, text: &str, memo: &mut Memo) -> Option<usize> {
         REGEXES.with(|regexes| {
             let mut regexes = regexes.borrow_mut();
-            let regex = entry(&mut regexes, self, || {
-                // Compiled anew, not cloned: a clone shares the original's scratch pools.
-                Regex::new(self.pattern).unwrap_or_else(|_| self.regex.clone())
-            });
-            self.count_with(regex, text, memo)
+            // Compiled anew, not cloned: a clone shares the original's scratch pools.
+            let regex = entry(&mut regexes, self, || Regex::new(self.pattern).ok());
+            self.count_with(regex.as_ref()?, text, memo)
         })
     }
 
@@ -199,7 +194,7 @@ thread_local! {
     /// regex shared by threads hands its scratch space to one thread at a time, and the
     /// others take a slower path through a lock (a clone shares those pools too). perf on
     /// `chunk_many` with 2 threads: 19% of the time in the pools' slow paths.
-    static REGEXES: RefCell<Vec<(usize, Regex)>> = const { RefCell::new(Vec::new()) };
+    static REGEXES: RefCell<Vec<(usize, Option<Regex>)>> = const { RefCell::new(Vec::new()) };
     /// Per encoding (keyed by its `Pieces` address), the memo of the text being chunked.
     static MEMOS: RefCell<Option<Vec<(usize, Memo)>>> = const { RefCell::new(None) };
 }

@@ -80,16 +80,6 @@ class Outline:
     def path(self, start_byte: int) -> list[str]:
         """The plain texts of the headings enclosing a chunk that starts at start_byte."""
 
-def markdown_tree_spans(
-    levels: Sequence[Splitter], text: str
-) -> tuple[NDArray[np.int64], Outline | None]:
-    """tree_spans, and the text's Outline when a level is Markdown (one parse for both)."""
-
-def markdown_tree_spans_many(
-    levels: Sequence[Splitter], texts: Sequence[str], workers: int | None = None
-) -> list[tuple[NDArray[np.int64], Outline | None]]:
-    """markdown_tree_spans for each text, in parallel on `workers` threads."""
-
 def level_spans(splitter: Splitter, text: str, parents: NDArray[np.int64]) -> NDArray[np.int64]:
     """Cut inside each parent byte span. parents: (m, 2) int64 start_byte, end_byte.
     Returns (n, 5): parent (row in `parents`), start_byte, end_byte, start_char, end_char."""

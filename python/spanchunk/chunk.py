@@ -2,9 +2,9 @@
 
 ``Chunk`` is a frozen class of the Rust core (``spanchunk._core.Chunk``), re-exported here
 under its public name; its docstring lives on the Rust type (``rust/py.rs``). It is built in
-the core, in bulk, because building chunk objects is most of ``chunk()``: one call per
-document (``_core.build_chunks``) turns the span table into ``Chunk`` objects with no Python
-bytecode per chunk.
+the core, in bulk, because building chunk objects is most of ``chunk()``: one core call per
+batch (``_core.chunk_documents``; ``_core.build_chunks`` for the span tables of custom
+levels) makes the ``Chunk`` objects with no Python bytecode per chunk.
 
 Performance notes
 -----------------

@@ -4,9 +4,10 @@ hierarchical chunkers.
 Every chunker is a list of levels, the top level first. A level is either a built-in
 ``_core.Splitter`` (the recursive engine, in Rust) or a custom ``Chunker`` (Python
 ``split_spans``). When every level is built in, one core call computes the spans of every
-level of a document; otherwise the levels are cut one at a time, custom levels inside each
-parent's text. Either way the result is the core's (n, 7) span array, which
-``_core.build_chunks`` turns into ``Chunk`` objects, one call per document.
+level of a batch of documents and builds their ``Chunk`` objects (``_core.chunk_documents``);
+otherwise the levels are cut one at a time, custom levels inside each parent's text, into the
+core's (n, 7) span array, which ``_core.build_chunks`` turns into ``Chunk`` objects, one call
+per document.
 """
 
 from __future__ import annotations
@@ -180,16 +181,10 @@ def _is_markdown(levels: Sequence[Level]) -> bool:
 def _spans_and_outline(
     levels: Sequence[Level], text: str
 ) -> tuple[NDArray[np.int64], _core.Outline | None]:
-    """The (n, 7) spans of ``text`` and, when a level cuts Markdown, its outline (the
-    headings), both from one parse of the document."""
-    if not _is_markdown(levels):
-        return tree_array(levels, text), None
-    if all_built_in(levels):
-        try:
-            return _core.markdown_tree_spans(levels, text)
-        except UnicodeEncodeError as error:
-            raise _encoding_error(error) from None
-    return tree_array(levels, text), _core.Outline(text)
+    """The (n, 7) spans of ``text`` cut by levels of which some are custom, and, when a
+    level cuts Markdown, the text's outline (the headings) for the chunks' heading paths."""
+    outline = _core.Outline(text) if _is_markdown(levels) else None
+    return tree_array(levels, text), outline
 
 
 def _type_name(chunker: object, built_in: type) -> str:
