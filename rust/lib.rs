@@ -12,6 +12,7 @@ pub mod ids;
 pub mod markdown;
 pub mod merge;
 mod pack;
+mod pretoken;
 mod search;
 pub mod size;
 pub mod span;

@@ -297,6 +297,13 @@ fn splitters(levels: &[Bound<'_, PySplitter>]) -> Vec<Arc<Splitter>> {
         .collect()
 }
 
+/// Drops the token counts that chunking keeps per tokenizer (merged tiktoken pieces, words),
+/// so that the next chunking starts cold: benchmarks call it between repetitions.
+#[pyfunction]
+fn forget_token_counts() {
+    crate::token::forget_counts();
+}
+
 /// The default separator levels, coarsest first.
 #[pyfunction(name = "default_separators")]
 fn py_default_separators() -> Vec<Vec<String>> {
@@ -1361,6 +1368,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(build_chunks, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_documents, module)?)?;
     module.add_function(wrap_pyfunction!(py_default_separators, module)?)?;
+    module.add_function(wrap_pyfunction!(forget_token_counts, module)?)?;
     module.add_function(wrap_pyfunction!(tree_spans, module)?)?;
     module.add_function(wrap_pyfunction!(tree_spans_many, module)?)?;
     module.add_function(wrap_pyfunction!(level_spans, module)?)?;

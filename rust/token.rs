@@ -14,7 +14,7 @@
 //! - So for `o200k_base` and `cl100k_base` the loop is rebuilt here from the public parts of
 //!   tiktoken-rs (its pattern, its ranks read back through `decode_bytes`, its
 //!   `byte_pair_split`), with one change: while a text is being chunked (`TextMemo`), the
-//!   count of every piece that needed merges is kept, so a piece is merged once per text
+//!   count of every piece that needed merges is kept, so a piece is merged once
 //!   however many chunks it is counted in. A piece's count depends on its bytes alone, so
 //!   the memo cannot change a count; tests compare every count with tiktoken's.
 //!   `Splitter.measure` and counts outside a chunking call take tiktoken-rs's own loop.
@@ -24,9 +24,28 @@
 //!   1.63x (183 -> 99 ms; semantic-text-splitter: 465 ms), markdown-en 3.05x -> 3.0x,
 //!   gutenberg 2.6x: in English most pieces are whole tokens, and the regex, run once per
 //!   pass, is what is left (40% of the time).
+//! - The regex itself: fancy-regex finds the pieces at 57-61 MB/s on English. The `regex`
+//!   crate on the pattern without its look-ahead (emulated after the match) gave the same
+//!   pieces at the same speed, and 5x slower on Chinese. `pretoken.rs` answers the pattern by
+//!   hand wherever the bytes it depends on are ASCII (97% of the pieces in English, 69% in
+//!   markdown-zh) and asks the regex otherwise: 264-338 MB/s on English, 166-244 on
+//!   markdown-zh, the same pieces (tested).
+//! - The memos outlive one text: a piece's count depends on its bytes alone, so they are kept
+//!   per tokenizer and per thread, bounded (`MEMO_ENTRIES`, `MEMO_BYTES`, `MEMOS_KEPT`).
+//! - `HuggingFace` tokenizers that cut at whitespace (BERT's, and others, see `word_cuts`)
+//!   count a text as the sum of its words, each word counted once (`count_words`): the
+//!   tokenizer's normalising and pre-tokenising, which track every byte's alignment, were
+//!   70-85% of its time, and run only on a word's first sight.
+//! - Chunking / one plain encoding, each folder chunked from cold memos (parent 1024 / child
+//!   256, `benches/compare_tokens.py`): `o200k_base` 2.90x / 2.98x / 1.70x -> 0.87x / 0.59x /
+//!   1.12x (gutenberg / markdown-en / markdown-zh); all-MiniLM-L6-v2 2.92x / 3.24x / 3.16x ->
+//!   0.40x / 0.46x / 0.37x. Counting costs less than one plain encoding because each pass is
+//!   cheaper than one: fewer regex calls, and no merges or tokenizer calls for pieces seen
+//!   before.
 
 use std::cell::RefCell;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use fancy_regex::Regex;
@@ -35,6 +54,7 @@ use tiktoken_rs::{CoreBPE, Rank};
 use tokenizers::Tokenizer;
 
 use crate::error::ChunkError;
+use crate::pretoken::{self, Pattern};
 use crate::size::Sizer;
 
 /// The tiktoken encodings compiled in, as the Python API spells them.
@@ -78,9 +98,18 @@ enum Counter {
     Tiktoken {
         bpe: &'static CoreBPE,
         pieces: Option<&'static Pieces>,
+        /// The key of its memos (see `memo_key`).
+        key: u64,
     },
-    /// Special tokens left out; truncation and padding switched off on load.
-    HuggingFace(Box<Tokenizer>),
+    /// Special tokens left out; truncation and padding switched off on load. `words`: where
+    /// the tokenizer's count can be cut into words (`word_cuts`), each distinct word counted
+    /// once while chunking.
+    HuggingFace {
+        tokenizer: Box<Tokenizer>,
+        words: Words,
+        /// The key of its memos (see `memo_key`).
+        key: u64,
+    },
 }
 
 impl Counter {
@@ -89,15 +118,206 @@ impl Counter {
             Self::Tiktoken {
                 bpe,
                 pieces: Some(pieces),
-            } => TextMemo::with(pieces, |memo| match memo {
+                key,
+            } => TextMemo::with(*key, |memo| match memo {
                 Some(memo) => pieces
                     .count(text, memo)
                     .unwrap_or_else(|| bpe.count_ordinary(text)),
                 None => bpe.count_ordinary(text),
             }),
-            Self::Tiktoken { bpe, pieces: None } => bpe.count_ordinary(text),
-            Self::HuggingFace(tokenizer) => count(tokenizer, text),
+            Self::Tiktoken {
+                bpe, pieces: None, ..
+            } => bpe.count_ordinary(text),
+            Self::HuggingFace {
+                tokenizer,
+                words: Words::Never,
+                ..
+            } => count(tokenizer, text),
+            Self::HuggingFace {
+                tokenizer,
+                words,
+                key,
+            } => TextMemo::with(*key, |memo| match memo {
+                Some(memo) => count_words(tokenizer, text, memo, *words),
+                None => count(tokenizer, text),
+            }),
         }
+    }
+}
+
+/// Where a `HuggingFace` tokenizer's count may be cut into the counts of words (see
+/// `count_words`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Words {
+    /// Nowhere: whole texts are counted.
+    Never,
+    /// At ASCII whitespace.
+    AtWhitespace,
+    /// At ASCII whitespace and around every CJK ideograph, which `BertNormalizer` with
+    /// `handle_chinese_chars` surrounds with spaces.
+    AtIdeographs,
+}
+
+/// The bytes at which `count_words` cuts a text: the ASCII whitespace that every tokenizer
+/// it serves drops (other whitespace stays inside a word, where the
+/// tokenizer handles it as usual).
+const fn is_word_gap(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Words longer than this are counted without being kept (a run of CJK with no space can be
+/// a whole paragraph, and seldom repeats).
+const WORD_MEMO_BYTES: usize = 128;
+
+/// Tokens of `text` for a tokenizer that cuts at whitespace and drops it: the sum of its
+/// words' counts, each word counted on its own by the tokenizer (or taken from `memo`).
+///
+/// Exact, not an estimate: such a tokenizer's normaliser works within a word (case, accents,
+/// Unicode forms: no decomposition or composition crosses an ASCII space, tab or line
+/// break), its pre-tokeniser makes every ASCII whitespace the end of a split and drops it,
+/// its model tokenises each split on its own, and no added token holds whitespace. So the
+/// splits of `text` are those of its words, in order, and the model sees the same strings.
+/// With `Words::AtIdeographs`, each CJK ideograph is a word too: the normaliser itself puts
+/// spaces around it before the pre-tokeniser cuts there.
+/// Tests compare every count with the tokenizer's own over the corpus and random text.
+///
+/// Measured with all-MiniLM-L6-v2 on the corpus: keeping the model's output per split, but
+/// still normalising and pre-tokenising each text (steps that track every byte's alignment),
+/// left 70-85% of an encoding's time; counting words skips both steps for a word seen before.
+fn count_words(tokenizer: &Tokenizer, text: &str, memo: &mut Memo, words: Words) -> usize {
+    let mut total = 0;
+    let mut count_word = |word: &[u8]| {
+        if word.is_empty() {
+            return;
+        }
+        total += if let Some(count) = memo.get(word) {
+            count
+        } else {
+            // Cut at ASCII bytes and character boundaries, so still UTF-8.
+            let word_text = std::str::from_utf8(word).unwrap_or_default();
+            let counted = count(tokenizer, word_text);
+            if word.len() <= WORD_MEMO_BYTES {
+                memo.insert(word, counted);
+            }
+            counted
+        };
+    };
+    let bytes = text.as_bytes();
+    if words != Words::AtIdeographs {
+        bytes.split(|&byte| is_word_gap(byte)).for_each(count_word);
+        return total;
+    }
+    let (mut start, mut at) = (0, 0);
+    while let Some(&byte) = bytes.get(at) {
+        if is_word_gap(byte) {
+            count_word(&bytes[start..at]);
+            at += 1;
+            start = at;
+        } else if byte >= 0xE3 {
+            // The lead byte of a character from U+3000 up (continuation bytes are below
+            // 0xC0, so `at` is a character boundary here).
+            let character = text[at..].chars().next().unwrap_or_default();
+            let end = at + character.len_utf8();
+            if is_ideograph(character) {
+                count_word(&bytes[start..at]);
+                count_word(&bytes[at..end]);
+                start = end;
+            }
+            at = end;
+        } else {
+            at += 1;
+        }
+    }
+    count_word(&bytes[start..]);
+    total
+}
+
+/// The characters `BertNormalizer` pads with spaces when `handle_chinese_chars` is on (the
+/// ranges of its `is_chinese_char`, which the crate does not export).
+fn is_ideograph(character: char) -> bool {
+    matches!(
+        u32::from(character),
+        0x4E00..=0x9FFF
+            | 0x3400..=0x4DBF
+            | 0x20000..=0x2A6DF
+            | 0x2A700..=0x2B73F
+            | 0x2B740..=0x2B81F
+            | 0x2B920..=0x2CEAF
+            | 0xF900..=0xFAFF
+            | 0x2F800..=0x2FA1F
+    )
+}
+
+/// Where `tokenizer` counts every text as the sum of its words (see `count_words`): given a
+/// normaliser made only of per-character steps, a pre-tokeniser that drops whitespace, a
+/// deterministic model, and no added token that holds a cut, at whitespace, and around CJK
+/// ideographs too when the normaliser is `BertNormalizer` with `handle_chinese_chars`. Any
+/// other tokenizer (byte-level BPE, sentencepiece's metaspace, replacements) counts whole
+/// texts.
+fn word_cuts(tokenizer: &Tokenizer) -> Words {
+    use tokenizers::models::ModelWrapper;
+    use tokenizers::normalizers::NormalizerWrapper;
+    use tokenizers::pre_tokenizers::PreTokenizerWrapper;
+
+    fn per_character(normalizer: &NormalizerWrapper) -> bool {
+        match normalizer {
+            NormalizerWrapper::BertNormalizer(_)
+            | NormalizerWrapper::StripNormalizer(_)
+            | NormalizerWrapper::StripAccents(_)
+            | NormalizerWrapper::NFC(_)
+            | NormalizerWrapper::NFD(_)
+            | NormalizerWrapper::NFKC(_)
+            | NormalizerWrapper::NFKD(_)
+            | NormalizerWrapper::Lowercase(_) => true,
+            NormalizerWrapper::Sequence(steps) => steps.as_ref().iter().all(per_character),
+            _ => false,
+        }
+    }
+    fn drops_whitespace(pre_tokenizer: &PreTokenizerWrapper) -> bool {
+        matches!(
+            pre_tokenizer,
+            PreTokenizerWrapper::BertPreTokenizer(_)
+                | PreTokenizerWrapper::Whitespace(_)
+                | PreTokenizerWrapper::WhitespaceSplit(_)
+        )
+    }
+    fn only_splits(pre_tokenizer: &PreTokenizerWrapper) -> bool {
+        drops_whitespace(pre_tokenizer)
+            || matches!(
+                pre_tokenizer,
+                PreTokenizerWrapper::Punctuation(_) | PreTokenizerWrapper::Digits(_)
+            )
+    }
+
+    let normalizer = tokenizer.get_normalizer().is_none_or(per_character);
+    let pre_tokenizer = match tokenizer.get_pre_tokenizer() {
+        Some(PreTokenizerWrapper::Sequence(steps)) => {
+            let steps = steps.as_ref();
+            steps.iter().all(only_splits) && steps.iter().any(drops_whitespace)
+        }
+        Some(single) => drops_whitespace(single),
+        None => false,
+    };
+    let model = match tokenizer.get_model() {
+        ModelWrapper::BPE(bpe) => bpe.dropout.is_none(),
+        ModelWrapper::WordPiece(_) | ModelWrapper::WordLevel(_) | ModelWrapper::Unigram(_) => true,
+    };
+    if !(normalizer && pre_tokenizer && model) {
+        return Words::Never;
+    }
+    let added = tokenizer.get_added_tokens_decoder();
+    let added_hold =
+        |cut: &dyn Fn(char) -> bool| added.values().any(|token| token.content.chars().any(cut));
+    if added_hold(&|character| character.is_ascii() && is_word_gap(character as u8)) {
+        return Words::Never;
+    }
+    match tokenizer.get_normalizer() {
+        Some(NormalizerWrapper::BertNormalizer(bert))
+            if bert.handle_chinese_chars && !added_hold(&is_ideograph) =>
+        {
+            Words::AtIdeographs
+        }
+        _ => Words::AtWhitespace,
     }
 }
 
@@ -106,12 +326,14 @@ impl Counter {
 pub(crate) struct Pieces {
     /// The pre-tokenising pattern, compiled by each thread that counts (see `REGEXES`).
     pattern: &'static str,
+    /// The same pattern, answered by hand over ASCII (`pretoken.rs`).
+    split: Pattern,
     ranks: FxHashMap<Vec<u8>, Rank>,
 }
 
 /// The pattern of `cl100k_base`, as tiktoken-rs compiles it (tiktoken-rs exports only
 /// `o200k_base`'s; a test checks the two encoders count alike).
-const CL100K_BASE_PAT_STR: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
+pub(crate) const CL100K_BASE_PAT_STR: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
 
 /// Largest token id tried when reading the ranks back (`o200k_base` has about 200,000).
 const MAX_RANK: Rank = 1 << 18;
@@ -119,7 +341,7 @@ const MAX_RANK: Rank = 1 << 18;
 impl Pieces {
     /// The loop of `bpe`, whose pre-tokenising pattern is `pattern`. None if the pattern
     /// does not compile (then tiktoken-rs's own loop is used).
-    fn new(bpe: &CoreBPE, pattern: &'static str) -> Option<Self> {
+    fn new(bpe: &CoreBPE, pattern: &'static str, split: Pattern) -> Option<Self> {
         // Checked here once; each thread compiles its own copy when it first counts.
         Regex::new(pattern).ok()?;
         let special: Vec<Rank> = bpe
@@ -131,19 +353,23 @@ impl Pieces {
             .filter(|rank| !special.contains(rank))
             .filter_map(|rank| bpe.decode_bytes(&[rank]).ok().map(|bytes| (bytes, rank)))
             .collect();
-        Some(Self { pattern, ranks })
+        Some(Self {
+            pattern,
+            split,
+            ranks,
+        })
     }
 
     /// The loop of a compiled-in encoding, built on first use (the ranks: about 50 ms).
     fn of(encoding: &str, bpe: &'static CoreBPE) -> Option<&'static Self> {
         static O200K: OnceLock<Option<Pieces>> = OnceLock::new();
         static CL100K: OnceLock<Option<Pieces>> = OnceLock::new();
-        let (cell, pattern) = match encoding {
-            "o200k_base" => (&O200K, tiktoken_rs::O200K_BASE_PAT_STR),
-            "cl100k_base" => (&CL100K, CL100K_BASE_PAT_STR),
+        let (cell, pattern, split) = match encoding {
+            "o200k_base" => (&O200K, tiktoken_rs::O200K_BASE_PAT_STR, Pattern::O200k),
+            "cl100k_base" => (&CL100K, CL100K_BASE_PAT_STR, Pattern::Cl100k),
             _ => return None,
         };
-        cell.get_or_init(|| Self::new(bpe, pattern)).as_ref()
+        cell.get_or_init(|| Self::new(bpe, pattern, split)).as_ref()
     }
 
     /// Tokens of `text` as `CoreBPE::encode_ordinary` counts them, each merged piece's count
@@ -153,23 +379,42 @@ impl Pieces {
         REGEXES.with(|regexes| {
             let mut regexes = regexes.borrow_mut();
             // Compiled anew, not cloned: a clone shares the original's scratch pools.
-            let regex = entry(&mut regexes, self, || Regex::new(self.pattern).ok());
+            let key = self.pattern.as_ptr() as usize;
+            let position = if let Some(found) = regexes.iter().position(|(owner, _)| *owner == key)
+            {
+                found
+            } else {
+                regexes.push((key, Regex::new(self.pattern).ok()));
+                regexes.len() - 1
+            };
+            let regex = &regexes[position].1;
             self.count_with(regex.as_ref()?, text, memo)
         })
     }
 
     fn count_with(&self, regex: &Regex, text: &str, memo: &mut Memo) -> Option<usize> {
+        let bytes = text.as_bytes();
         let mut total = 0;
-        for found in regex.find_iter(text) {
-            let piece = found.ok()?.as_str().as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            // The pieces `regex.find_iter` would give, most of them found without it.
+            let (start, end) = match pretoken::piece_end(self.split, bytes, at) {
+                Some(end) => (at, end),
+                None => match regex.find_from_pos(text, at).ok()? {
+                    Some(found) => (found.start(), found.end()),
+                    None => break,
+                },
+            };
+            at = end;
+            let piece = &bytes[start..end];
             total += if self.ranks.contains_key(piece) {
                 1
-            } else if let Some(&count) = memo.get(piece) {
+            } else if let Some(count) = memo.get(piece) {
                 count
             } else {
                 // Not a token, so at least two bytes (every byte is a token).
                 let count = tiktoken_rs::byte_pair_split(piece, &self.ranks).len();
-                memo.insert(piece.into(), count);
+                memo.insert(piece, count);
                 count
             };
         }
@@ -177,80 +422,124 @@ impl Pieces {
     }
 }
 
-/// The merged pieces' counts of the text being chunked on this thread, per encoding; None
-/// outside a chunking call.
+/// While a text is being chunked on this thread, counts go through the memos of `MEMOS`;
+/// outside (`Splitter.measure`, say), each count is a plain encoding.
 pub struct TextMemo {
     _private: (),
 }
 
-/// More pieces than this and the memo starts again (a bound on memory, not a cache policy).
-const MEMO_LIMIT: usize = 1 << 18;
+/// A memo is cleared when it holds more entries or more bytes of keys than this, and a
+/// thread keeps the memos of its last `MEMOS_KEPT` counters: a bound on memory (a few MB per
+/// thread), not a cache policy.
+const MEMO_ENTRIES: usize = 1 << 16;
+const MEMO_BYTES: usize = 4 << 20;
+const MEMOS_KEPT: usize = 2;
 
-/// Merged pieces and their counts.
-type Memo = FxHashMap<Box<[u8]>, usize>;
+/// Merged pieces (tiktoken) or words (`count_words`) and their counts. A count depends on the
+/// bytes and the counter alone, so a memo serves every text the counter chunks on the thread.
+#[derive(Default)]
+struct Memo {
+    counts: FxHashMap<Box<[u8]>, usize>,
+    bytes: usize,
+}
+
+impl Memo {
+    fn get(&self, key: &[u8]) -> Option<usize> {
+        self.counts.get(key).copied()
+    }
+
+    fn insert(&mut self, key: &[u8], count: usize) {
+        if self.counts.len() >= MEMO_ENTRIES || self.bytes + key.len() > MEMO_BYTES {
+            self.counts.clear();
+            self.bytes = 0;
+        }
+        self.bytes += key.len();
+        self.counts.insert(key.into(), count);
+    }
+}
+
+/// This thread's memos, the counter used last at the end, and whether a chunking call is on.
+#[derive(Default)]
+struct Memos {
+    active: bool,
+    kept: Vec<(u64, Memo)>,
+    /// The `EPOCH` the memos were made in.
+    epoch: u64,
+}
 
 thread_local! {
-    /// Per encoding (keyed by its `Pieces` address), this thread's own compiled regex: a
-    /// regex shared by threads hands its scratch space to one thread at a time, and the
-    /// others take a slower path through a lock (a clone shares those pools too). perf on
-    /// `chunk_many` with 2 threads: 19% of the time in the pools' slow paths.
+    /// Per pattern (keyed by its address), this thread's own compiled regex: a regex
+    /// shared by threads hands its scratch space to one thread at a time, and the others take
+    /// a slower path through a lock (a clone shares those pools too). perf on `chunk_many`
+    /// with 2 threads: 19% of the time in the pools' slow paths.
     static REGEXES: RefCell<Vec<(usize, Option<Regex>)>> = const { RefCell::new(Vec::new()) };
-    /// Per encoding (keyed by its `Pieces` address), the memo of the text being chunked.
-    static MEMOS: RefCell<Option<Vec<(usize, Memo)>>> = const { RefCell::new(None) };
+    static MEMOS: RefCell<Memos> = RefCell::new(Memos::default());
+}
+
+/// The key of a counter's memos: a hash of its identity (the encoding's name, the hash of
+/// the tokenizer's JSON), so that every sizer of the same tokenizer, at every level and in
+/// every chunker, shares them.
+fn memo_key(identity: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(identity.as_bytes())
+}
+
+/// Bumped by `forget_counts`; a thread whose memos are older drops them.
+static EPOCH: AtomicU64 = AtomicU64::new(0);
+
+/// Drops every thread's memos (lazily: each thread on its next count), so that the next
+/// chunking starts cold. For benchmarks, which repeat a job and would otherwise time a memo
+/// that already holds every piece of the corpus.
+pub fn forget_counts() {
+    EPOCH.fetch_add(1, Ordering::Relaxed);
 }
 
 impl TextMemo {
-    /// Keeps the merged pieces' counts from now until the guard drops (one text's chunking,
-    /// every level of it); nested guards share the outer memo.
+    /// Counts through the memos from now until the guard drops (one text's chunking, every
+    /// level of it); None, and no effect, inside another guard.
     #[must_use]
     pub fn start() -> Option<Self> {
         MEMOS.with(|memos| {
             let mut memos = memos.borrow_mut();
-            if memos.is_some() {
+            if memos.active {
                 return None;
             }
-            *memos = Some(Vec::new());
+            memos.active = true;
             Some(Self { _private: () })
         })
     }
 
-    fn with<R>(pieces: &Pieces, work: impl FnOnce(Option<&mut Memo>) -> R) -> R {
+    /// `work` with the memo of counter `key`, or None outside a chunking call.
+    fn with<R>(key: u64, work: impl FnOnce(Option<&mut Memo>) -> R) -> R {
         MEMOS.with(|memos| {
             let Ok(mut memos) = memos.try_borrow_mut() else {
                 return work(None);
             };
-            let Some(memos) = memos.as_mut() else {
+            if !memos.active {
                 return work(None);
-            };
-            let memo = entry(memos, pieces, Memo::default);
-            if memo.len() > MEMO_LIMIT {
-                memo.clear();
             }
-            work(Some(memo))
+            let epoch = EPOCH.load(Ordering::Relaxed);
+            if memos.epoch != epoch {
+                memos.kept.clear();
+                memos.epoch = epoch;
+            }
+            let kept = &mut memos.kept;
+            if let Some(position) = kept.iter().position(|(owner, _)| *owner == key) {
+                let last = kept.len() - 1;
+                kept.swap(position, last);
+            } else {
+                if kept.len() == MEMOS_KEPT {
+                    kept.remove(0);
+                }
+                kept.push((key, Memo::default()));
+            }
+            work(kept.last_mut().map(|(_, memo)| memo))
         })
     }
 }
 
-/// The value kept for `pieces` (an encoding's loop, by address) in a per-thread list, made by
-/// `make` the first time.
-fn entry<'a, T>(
-    entries: &'a mut Vec<(usize, T)>,
-    pieces: &Pieces,
-    make: impl FnOnce() -> T,
-) -> &'a mut T {
-    let key = std::ptr::from_ref(pieces) as usize;
-    let position = if let Some(position) = entries.iter().position(|(owner, _)| *owner == key) {
-        position
-    } else {
-        entries.push((key, make()));
-        entries.len() - 1
-    };
-    &mut entries[position].1
-}
-
 impl Drop for TextMemo {
     fn drop(&mut self) {
-        MEMOS.with(|memos| *memos.borrow_mut() = None);
+        MEMOS.with(|memos| memos.borrow_mut().active = false);
     }
 }
 
@@ -306,6 +595,7 @@ impl TokenSizer {
             Counter::Tiktoken {
                 bpe,
                 pieces: Pieces::of(name, bpe),
+                key: memo_key(&format!("tiktoken:{name}")),
             },
         ))
     }
@@ -329,9 +619,15 @@ impl TokenSizer {
             )
         })?;
         let hash = xxhash_rust::xxh3::xxh3_64(json.as_bytes());
+        let words = word_cuts(&tokenizer);
+        let identity = format!("tokenizer:{hash:016x}");
         Ok(Self::with_counter(
-            format!("tokenizer:{hash:016x}"),
-            Counter::HuggingFace(Box::new(tokenizer)),
+            identity.clone(),
+            Counter::HuggingFace {
+                tokenizer: Box::new(tokenizer),
+                words,
+                key: memo_key(&identity),
+            },
         ))
     }
 }
@@ -363,7 +659,7 @@ impl Sizer for TokenSizer {
         match self.counter {
             // Byte-level BPE: every token stands for at least one byte.
             Counter::Tiktoken { .. } => text.len(),
-            Counter::HuggingFace(_) => usize::MAX,
+            Counter::HuggingFace { .. } => usize::MAX,
         }
     }
 
@@ -435,7 +731,7 @@ mod tests {
         }
         for name in ["o200k_base", "cl100k_base"] {
             let sizer = TokenSizer::tiktoken(name).unwrap();
-            let Counter::Tiktoken { bpe, pieces } = &sizer.counter else {
+            let Counter::Tiktoken { bpe, pieces, .. } = &sizer.counter else {
                 panic!("{name} is a tiktoken encoding");
             };
             let pieces = pieces.expect("o200k_base and cl100k_base have the memoising loop");
@@ -510,7 +806,7 @@ mod tests {
             }
         }
         // Outside a chunking call there is no memo, and the count is still exact.
-        assert!(MEMOS.with(|memos| memos.borrow().is_none()));
+        assert!(MEMOS.with(|memos| !memos.borrow().active));
         let sizer = TokenSizer::tiktoken("o200k_base").unwrap();
         assert_eq!(sizer.size("hello world"), 2);
     }
@@ -534,6 +830,129 @@ mod tests {
                 assert!(sizer.size(&text[start..end]) <= 37);
             }
         }
+    }
+
+    #[test]
+    #[allow(clippy::cast_possible_truncation)] // random indices below 40
+    fn hugging_face_counts_word_by_word_as_a_whole() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/tokenizers/all-MiniLM-L6-v2/tokenizer.json"
+        );
+        let json = std::fs::read_to_string(path)
+            .expect("the shared all-MiniLM-L6-v2 tokenizer.json (see tests/conftest.py)");
+        let sizer = TokenSizer::hugging_face(&json).unwrap();
+        let Counter::HuggingFace {
+            tokenizer, words, ..
+        } = &sizer.counter
+        else {
+            panic!("a HuggingFace tokenizer");
+        };
+        assert_eq!(
+            *words,
+            Words::AtIdeographs,
+            "BERT's normaliser and pre-tokeniser cut at whitespace and ideographs"
+        );
+        // Words with whitespace inside, accents split from their letters by a space, CJK,
+        // control characters, added tokens, and long runs.
+        let alphabet: Vec<&str> = vec![
+            "a",
+            "Word",
+            "É",
+            "e\u{301}",
+            "\u{301}",
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\u{a0}",
+            "\u{3000}",
+            "\u{200b}",
+            "\u{0}",
+            "\u{fffd}",
+            "\u{1}",
+            "12",
+            "-",
+            "'s",
+            "...",
+            "汉",
+            "字",
+            "。",
+            "😀",
+            "👨\u{200d}👩",
+            "[MASK]",
+            "[CLS",
+            "]",
+            "ǅ",
+            "ﬁ",
+            "İ",
+            "x",
+            "\u{f900}",
+            "\u{20000}",
+            "ひ",
+            "らが",
+            "한국",
+            "汉\u{301}",
+            "ｱ",
+            "\u{3007}",
+        ];
+        let mut texts: Vec<String> = vec![String::new(), " ".into(), "word ".repeat(300)];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..3000 {
+            let length = (next() % 40) as usize;
+            texts.push(
+                (0..length)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect(),
+            );
+        }
+        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+        for folder in ["markdown-en", "markdown-zh", "gutenberg"] {
+            let mut paths: Vec<_> = std::fs::read_dir(format!("{corpus}/{folder}"))
+                .expect("the shared corpus")
+                .flatten()
+                .map(|entry| entry.path())
+                .collect();
+            paths.sort();
+            for path in paths.iter().take(4) {
+                let text = std::fs::read_to_string(path).unwrap();
+                texts.push(text.chars().take(30_000).collect());
+            }
+        }
+        let _memo = TextMemo::start().unwrap();
+        for text in &texts {
+            // Twice: once counting words, once from the memo.
+            for _ in 0..2 {
+                assert_eq!(
+                    sizer.size(text),
+                    count(tokenizer, text),
+                    "{:?}",
+                    text.chars().take(60).collect::<String>()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn byte_level_tokenizers_count_whole_texts() {
+        use tokenizers::models::wordlevel::WordLevel;
+        use tokenizers::pre_tokenizers::byte_level::ByteLevel;
+        use tokenizers::pre_tokenizers::whitespace::WhitespaceSplit;
+
+        let mut tokenizer = Tokenizer::new(WordLevel::default());
+        tokenizer.with_pre_tokenizer(Some(ByteLevel::default()));
+        assert_eq!(word_cuts(&tokenizer), Words::Never);
+        tokenizer.with_pre_tokenizer(Some(WhitespaceSplit));
+        assert_eq!(word_cuts(&tokenizer), Words::AtWhitespace);
+        tokenizer.with_pre_tokenizer(None::<WhitespaceSplit>);
+        assert_eq!(word_cuts(&tokenizer), Words::Never);
     }
 
     #[test]

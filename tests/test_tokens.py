@@ -315,3 +315,33 @@ def test_chunk_many_in_tokens_matches_chunk(corpus: dict[str, list[tuple[str, st
     many = chunker.chunk_many(texts_, workers=2)
     one_by_one = [chunk for text in texts_ for chunk in chunker.chunk(text)]
     assert [c.id for c in many] == [c.id for c in one_by_one]
+
+
+@pytest.mark.parametrize("settings_", [{"encoding": "o200k_base"}, {"tokenizer": TOKENIZER}])
+def test_counts_kept_between_documents_change_nothing(
+    corpus: dict[str, list[tuple[str, str]]], settings_: dict[str, Any]
+) -> None:
+    # Chunking keeps the counts of merged pieces and words per tokenizer, for every chunker of
+    # that tokenizer on the thread: a document chunked after others, by another chunker, cuts
+    # exactly as it does with nothing kept.
+    files = [text for _, text in _sample(corpus["markdown-zh"])[:3]] + [
+        text for _, text in _sample(corpus["gutenberg"])[:1]
+    ]
+    last = files[-1][:150_000]
+
+    def spans(chunker: ParentChildChunker, text: str) -> list[tuple[int, int, int]]:
+        return [(c.level, c.start_byte, c.end_byte) for c in chunker.chunk_tree(text)]
+
+    _core.forget_token_counts()
+    cold = spans(ParentChildChunker(300, 60, unit="token", **settings_), last)
+    warm_chunker = ParentChildChunker(200, 50, unit="token", **settings_)
+    for text in files:
+        warm_chunker.chunk_tree(text)
+    warm = spans(ParentChildChunker(300, 60, unit="token", **settings_), last)
+    assert warm == cold
+    check_chunker(
+        ParentChildChunker(300, 60, unit="token", **settings_),
+        last,
+        parent_child_levels(300, 60, 0),
+        o200k_count if "encoding" in settings_ else hf_count,
+    )

@@ -58,6 +58,9 @@ class Splitter:
         """(n, 4): start_byte, end_byte, start_char, end_char of each chunk of text."""
 
 def default_separators() -> list[list[str]]: ...
+def forget_token_counts() -> None:
+    """Drop the token counts kept per tokenizer, so the next chunking starts cold."""
+
 def tree_spans(levels: Sequence[Splitter], text: str) -> NDArray[np.int64]:
     """(n, 7) rows in SPAN_COLUMNS order. levels[0] cuts the document (the top level, numbered
     len(levels) - 1); each following splitter cuts inside every span of the one before; the last
