@@ -190,7 +190,7 @@ fn count_words(tokenizer: &Tokenizer, text: &str, memo: &mut Memo, words: Words)
         if word.is_empty() {
             return;
         }
-        total += if let Some(count) = memo.get(word) {
+        let counted = if let Some(count) = memo.get(word) {
             count
         } else {
             // Cut at ASCII bytes and character boundaries, so still UTF-8.
@@ -201,6 +201,8 @@ fn count_words(tokenizer: &Tokenizer, text: &str, memo: &mut Memo, words: Words)
             }
             counted
         };
+        // Saturating: a word the tokenizer fails on counts as "too big" (see `count`).
+        total = counted.saturating_add(total);
     };
     let bytes = text.as_bytes();
     if words != Words::AtIdeographs {
