@@ -17,6 +17,8 @@ mod search;
 pub mod size;
 pub mod span;
 pub mod split;
+#[cfg(test)]
+mod testing;
 pub mod token;
 pub mod tree;
 

@@ -268,7 +268,6 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::cast_possible_truncation)] // random indices below 60
     fn pieces_are_the_regex_pieces() {
         let patterns = [
             (
@@ -291,34 +290,8 @@ mod tests {
         ] {
             alphabet.push(extra.to_string());
         }
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let mut texts: Vec<String> = Vec::new();
-        for _ in 0..20_000 {
-            let length = (next() % 60) as usize;
-            texts.push(
-                (0..length)
-                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize].as_str())
-                    .collect(),
-            );
-        }
-        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
-        for folder in ["markdown-en", "markdown-zh", "gutenberg"] {
-            let mut paths: Vec<_> = std::fs::read_dir(format!("{corpus}/{folder}"))
-                .expect("the shared corpus")
-                .flatten()
-                .map(|entry| entry.path())
-                .collect();
-            paths.sort();
-            for path in paths.iter().take(8) {
-                texts.push(std::fs::read_to_string(path).unwrap());
-            }
-        }
+        let mut texts = crate::testing::random_texts(&alphabet, 20_000, 60, 0x2545_f491_4f6c_dd1d);
+        texts.extend(crate::testing::corpus_texts(8, usize::MAX));
         for (pattern, regex) in &patterns {
             for text in &texts {
                 assert_eq!(

@@ -706,7 +706,6 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::cast_possible_truncation)] // random indices below 40
     fn memoised_loop_counts_as_tiktoken() {
         let mut texts: Vec<String> = vec![
             String::new(),
@@ -718,19 +717,7 @@ mod tests {
             "👨‍👩‍👧‍👦 emoji 🇫🇷 and combining e\u{301}\u{301} marks ".repeat(30),
             "<|endoftext|> is ordinary text here".into(),
         ];
-        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
-        for folder in ["markdown-en", "markdown-zh", "gutenberg"] {
-            let Ok(entries) = std::fs::read_dir(format!("{corpus}/{folder}")) else {
-                continue; // the shared folder is not part of every checkout
-            };
-            let mut paths: Vec<_> = entries.flatten().map(|entry| entry.path()).collect();
-            paths.sort();
-            for path in paths.iter().take(6) {
-                if let Ok(text) = std::fs::read_to_string(path) {
-                    texts.push(text.chars().take(40_000).collect());
-                }
-            }
-        }
+        texts.extend(crate::testing::corpus_texts(6, 40_000));
         for name in ["o200k_base", "cl100k_base"] {
             let sizer = TokenSizer::tiktoken(name).unwrap();
             let Counter::Tiktoken { bpe, pieces, .. } = &sizer.counter else {
@@ -782,27 +769,17 @@ mod tests {
             "\u{3000}",
             "x",
         ];
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let random = crate::testing::random_texts(&alphabet, 3000, 40, 0x2545_f491_4f6c_dd1d);
         for name in ["o200k_base", "cl100k_base"] {
             let sizer = TokenSizer::tiktoken(name).unwrap();
             let Counter::Tiktoken { bpe, .. } = &sizer.counter else {
                 panic!("{name} is a tiktoken encoding");
             };
             let _memo = TextMemo::start().unwrap();
-            for _ in 0..3000 {
-                let length = (next() % 40) as usize;
-                let text: String = (0..length)
-                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
-                    .collect();
+            for text in &random {
                 assert_eq!(
-                    sizer.counter.count(&text),
-                    bpe.count_ordinary(&text),
+                    sizer.counter.count(text),
+                    bpe.count_ordinary(text),
                     "{name}: {text:?}"
                 );
             }
@@ -835,7 +812,6 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::cast_possible_truncation)] // random indices below 40
     fn hugging_face_counts_word_by_word_as_a_whole() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -900,34 +876,13 @@ mod tests {
             "\u{3007}",
         ];
         let mut texts: Vec<String> = vec![String::new(), " ".into(), "word ".repeat(300)];
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        for _ in 0..3000 {
-            let length = (next() % 40) as usize;
-            texts.push(
-                (0..length)
-                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
-                    .collect(),
-            );
-        }
-        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
-        for folder in ["markdown-en", "markdown-zh", "gutenberg"] {
-            let mut paths: Vec<_> = std::fs::read_dir(format!("{corpus}/{folder}"))
-                .expect("the shared corpus")
-                .flatten()
-                .map(|entry| entry.path())
-                .collect();
-            paths.sort();
-            for path in paths.iter().take(4) {
-                let text = std::fs::read_to_string(path).unwrap();
-                texts.push(text.chars().take(30_000).collect());
-            }
-        }
+        texts.extend(crate::testing::random_texts(
+            &alphabet,
+            3000,
+            40,
+            0x9e37_79b9_7f4a_7c15,
+        ));
+        texts.extend(crate::testing::corpus_texts(4, 30_000));
         let _memo = TextMemo::start().unwrap();
         for text in &texts {
             // Twice: once counting words, once from the memo.
