@@ -25,15 +25,21 @@ gets fewer (at least one; the table gives samples x passes). Figures are medians
 UTF-8 bytes of the folder divided by the seconds of one pass. A peer that is not installed or
 fails is reported as such, never dropped.
 
+Two more sections follow, each from its own script (runnable alone): ``markdown``
+(``compare_markdown.py``: Markdown parents against semantic-text-splitter's ``MarkdownSplitter``)
+and ``tokens`` (``compare_tokens.py``: parents of 1024 and children of 256 tokens against
+semantic-text-splitter with the same tokenizer, and against one plain encoding).
+
 Usage (from the repository root, with ``pip install ".[bench]"``)::
 
     python benches/compare.py [--corpus DIR] [--repeat 5] [--out benches/results]
-        [--min-sample 0.25] [--budget 20]
+        [--min-sample 0.25] [--budget 20] [--section chars|markdown|tokens ...]
 
 It writes ``compare.md`` (tables), ``compare.png`` (plot) and ``compare.json`` (raw figures)
-under ``--out``. The corpus is ``--corpus``, else ``$SPANCHUNK_CORPUS``, else
-``../shared/corpus`` next to the repository; its folders ``gutenberg`` (``*.txt``),
-``markdown-en`` and ``markdown-zh`` (``*.md``) are read as UTF-8 (a byte order mark is kept).
+under ``--out``, then ``compare-markdown.md`` / ``.json`` and ``compare-tokens.md``. The corpus
+is ``--corpus``, else ``$SPANCHUNK_CORPUS``, else ``../shared/corpus`` next to the repository;
+its folders ``gutenberg`` (``*.txt``), ``markdown-en`` and ``markdown-zh`` (``*.md``) are read
+as UTF-8 (a byte order mark is kept).
 """
 
 # ruff: noqa: PLC0415 - each peer is imported where it is built, so a missing one is reported
@@ -41,7 +47,9 @@ under ``--out``. The corpus is ``--corpus``, else ``$SPANCHUNK_CORPUS``, else
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
+import io
 import json
 import math
 import os
@@ -935,6 +943,12 @@ def main(argv: list[str] | None = None) -> int:
         help="timed seconds per system and folder, roughly: a slow system gets fewer samples",
     )
     parser.add_argument("--out", metavar="DIR", default=str(DEFAULT_OUT), help="report folder")
+    parser.add_argument(
+        "--section",
+        choices=SECTIONS,
+        action="append",
+        help="run only this section (repeatable); default: all of " + ", ".join(SECTIONS),
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
@@ -950,7 +964,42 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    sections = args.section or list(SECTIONS)
+    status = _chars_section(root, out, args, log) if "chars" in sections else 0
+    if "markdown" in sections:
+        import compare_markdown
 
+        options = ["--corpus", str(root), "--repeat", str(args.repeat), "--out", str(out)]
+        options += ["--min-sample", str(args.min_sample), "--budget", str(args.budget)]
+        report, _ = _captured(lambda: compare_markdown.main(options))
+        (out / "compare-markdown.md").write_text(report, encoding="utf-8")
+        print(report)
+        log(f"compare: wrote {out}/compare-markdown.md, .json")
+    if "tokens" in sections:
+        import compare_tokens
+
+        report, _ = _captured(lambda: compare_tokens.main(["--corpus", str(root)]))
+        (out / "compare-tokens.md").write_text(report, encoding="utf-8")
+        print(report)
+        log(f"compare: wrote {out}/compare-tokens.md")
+    return status
+
+
+SECTIONS = ("chars", "markdown", "tokens")
+
+
+def _captured(job: Callable[[], int]) -> tuple[str, int]:
+    """What job prints to stdout, and what it returns."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = job()
+    return buffer.getvalue(), code
+
+
+def _chars_section(
+    root: Path, out: Path, args: argparse.Namespace, log: Callable[[str], None]
+) -> int:
+    """The job of DESIGN.md §5 in chars, against every peer: compare.md, .png and .json."""
     started = time.perf_counter()
     folders = []
     for name, suffixes in FOLDER_SUFFIXES.items():

@@ -5,7 +5,8 @@
 //!
 //! - `tree_spans`: the DESIGN.md job, parents of 2000 chars and children of 400 inside them,
 //!   byte and char spans of both levels;
-//! - `split`: one level of 400 chars (`Splitter::split`, byte spans only).
+//! - `split`: one level of 400 chars (`Splitter::split`, byte spans only);
+//! - `tree_spans_1024_256_tokens`: the same job in `o200k_base` tokens.
 //!
 //! Run with `cargo bench --bench core`; divan prints the throughput column from the byte
 //! counter (decimal units: 1 MB/s is 10^6 bytes per second).
@@ -14,6 +15,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
+use _core::token::{forget_counts, TokenSizer};
 use _core::{tree_spans, Splitter, SplitterConfig, Unit};
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
@@ -128,6 +130,25 @@ fn split_400(bencher: Bencher, name: &str) {
     bencher.counter(BytesCount::new(folder.bytes)).bench(|| {
         for text in &folder.texts {
             black_box(chunker.split(black_box(text)).expect("char sizes"));
+        }
+    });
+}
+
+/// Parents of 1024 and children of 256 `o200k_base` tokens, every file of the folder, each
+/// iteration from cold token counts (`forget_counts`).
+#[divan::bench(args = folder_names())]
+fn tree_spans_1024_256_tokens(bencher: Bencher, name: &str) {
+    let folder = folder(name);
+    let in_tokens = |size| {
+        let sizer = TokenSizer::tiktoken("o200k_base").expect("a compiled-in encoding");
+        Splitter::with_sizer(SplitterConfig::new(size), Box::new(sizer)).expect("valid settings")
+    };
+    let (parent, child) = (in_tokens(1024), in_tokens(256));
+    bencher.counter(BytesCount::new(folder.bytes)).bench(|| {
+        forget_counts();
+        for text in &folder.texts {
+            let table = tree_spans(&[&parent, &child], black_box(text)).expect("token sizes");
+            black_box(table);
         }
     });
 }

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spanchunk import ParentChildChunker, RecursiveChunker
+from spanchunk import ParentChildChunker, RecursiveChunker, _core
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 
@@ -125,3 +125,31 @@ def test_recursive_spans_book(benchmark: Any, book: list[str]) -> None:
     """One level of 400 chars, integers only (RecursiveChunker.spans)."""
     chunker = RecursiveChunker(chunk_size=400)
     _run(benchmark, book, lambda: chunker.spans(book[0]))
+
+
+def _tokenizer_file() -> Path:
+    path = _corpus_root().parent / "tokenizers" / "all-MiniLM-L6-v2" / "tokenizer.json"
+    if not path.is_file():
+        pytest.skip(f"tokenizer {path} is absent: set SPANCHUNK_CORPUS")
+    return path
+
+
+@pytest.mark.parametrize("tokenizer", ["o200k_base", "all-MiniLM-L6-v2"])
+@pytest.mark.parametrize("inputs", INPUTS)
+def test_chunk_tree_in_tokens(
+    benchmark: Any, inputs: str, tokenizer: str, request: pytest.FixtureRequest
+) -> None:
+    """Parents of 1024 and children of 256 tokens, each run from cold token counts."""
+    texts = request.getfixturevalue(inputs)
+    counter = (
+        {"encoding": tokenizer} if tokenizer == "o200k_base" else {"tokenizer": _tokenizer_file()}
+    )
+    chunker = ParentChildChunker(1024, 256, unit="token", **counter)  # type: ignore[arg-type]
+
+    def job() -> list[Any]:
+        chunks = chunker.chunk_tree(texts)
+        chunker.clear()
+        _core.forget_token_counts()
+        return chunks
+
+    _run(benchmark, texts, job)
