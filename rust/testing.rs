@@ -1,17 +1,49 @@
 //! Test inputs shared by the modules' tests: the shared corpus, and random text drawn from an
 //! alphabet of the characters a test cares about.
 
+use std::path::PathBuf;
+
+/// The shared corpus: `$SPANCHUNK_CORPUS`, else `../shared/corpus` beside the checkout (as
+/// the Python tests and the benchmarks find it).
+fn corpus_root() -> PathBuf {
+    let crate_root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    crate_root.join(
+        std::env::var_os("SPANCHUNK_CORPUS")
+            .map_or_else(|| PathBuf::from("../shared/corpus"), PathBuf::from),
+    )
+}
+
+/// The JSON of the shared all-MiniLM-L6-v2 tokenizer, in the corpus's sibling folder
+/// `tokenizers/`.
+///
+/// # Panics
+/// The file is absent.
+pub fn tokenizer_json() -> String {
+    let path = corpus_root().join("../tokenizers/all-MiniLM-L6-v2/tokenizer.json");
+    std::fs::read_to_string(&path).unwrap_or_else(|error| {
+        panic!(
+            "the shared tokenizer {}: {error}; set SPANCHUNK_CORPUS to the shared corpus",
+            path.display()
+        )
+    })
+}
+
 /// The first `per_folder` files (by name) of each folder of the shared corpus, each cut to
 /// `max_chars` characters.
 ///
 /// # Panics
-/// The shared corpus is absent (`../shared/corpus` beside the checkout).
+/// The shared corpus is absent.
 pub fn corpus_texts(per_folder: usize, max_chars: usize) -> Vec<String> {
-    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+    let corpus = corpus_root();
     let mut texts = Vec::new();
     for folder in ["markdown-en", "markdown-zh", "gutenberg"] {
-        let mut paths: Vec<_> = std::fs::read_dir(format!("{corpus}/{folder}"))
-            .expect("the shared corpus, ../shared/corpus beside the checkout")
+        let mut paths: Vec<_> = std::fs::read_dir(corpus.join(folder))
+            .unwrap_or_else(|error| {
+                panic!(
+                    "the shared corpus {}: {error}; set SPANCHUNK_CORPUS to it",
+                    corpus.display()
+                )
+            })
             .flatten()
             .map(|entry| entry.path())
             .collect();

@@ -813,13 +813,7 @@ mod tests {
 
     #[test]
     fn hugging_face_counts_word_by_word_as_a_whole() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/tokenizers/all-MiniLM-L6-v2/tokenizer.json"
-        );
-        let json = std::fs::read_to_string(path)
-            .expect("the shared all-MiniLM-L6-v2 tokenizer.json (see tests/conftest.py)");
-        let sizer = TokenSizer::hugging_face(&json).unwrap();
+        let sizer = TokenSizer::hugging_face(&crate::testing::tokenizer_json()).unwrap();
         let Counter::HuggingFace {
             tokenizer, words, ..
         } = &sizer.counter
@@ -914,14 +908,7 @@ mod tests {
 
     #[test]
     fn hugging_face_ignores_truncation() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/tokenizers/all-MiniLM-L6-v2/tokenizer.json"
-        );
-        let Ok(json) = std::fs::read_to_string(path) else {
-            return; // the shared folder is not part of every checkout
-        };
-        let sizer = TokenSizer::hugging_face(&json).unwrap();
+        let sizer = TokenSizer::hugging_face(&crate::testing::tokenizer_json()).unwrap();
         let long = "word ".repeat(1000);
         assert_eq!(sizer.size(&long), 1000);
         assert!(TokenSizer::hugging_face("{}").is_err());
