@@ -34,10 +34,13 @@ PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 @pytest.fixture(scope="module")
 def tokenizer_path() -> Path:
-    assert TOKENIZER.is_file(), (
-        f"the shared tokenizer {TOKENIZER} is absent: set SPANCHUNK_CORPUS to the shared corpus, "
-        "whose sibling folder tokenizers/ holds it"
-    )
+    """The shared tokenizer file; its tests skip, as the corpus tests do, where the shared
+    folder is absent (CI always has it)."""
+    if not TOKENIZER.is_file():
+        pytest.skip(
+            f"the shared tokenizer {TOKENIZER} is absent: set SPANCHUNK_CORPUS to the shared "
+            "corpus, whose sibling folder tokenizers/ holds it (CI always has it)"
+        )
     return TOKENIZER
 
 
@@ -111,7 +114,7 @@ def test_counts_match_the_references_on_the_corpus(
 
 @PROPERTY
 @given(text=st.one_of(texts, st.text(max_size=200)))
-def test_counts_match_the_references_on_any_text(text: str) -> None:
+def test_counts_match_the_references_on_any_text(text: str, tokenizer_path: Path) -> None:
     assert _core.Splitter(1, unit="token", encoding="cl100k_base").measure(text) == (
         cl100k_count(text)
     )
@@ -198,7 +201,9 @@ def test_contract_in_tokens_on_any_text(text: str, child: int, factor: int, over
 
 @PROPERTY
 @given(text=texts, leaf=st.sampled_from([4, 7, 20]))
-def test_hierarchical_in_hugging_face_tokens_on_any_text(text: str, leaf: int) -> None:
+def test_hierarchical_in_hugging_face_tokens_on_any_text(
+    text: str, leaf: int, tokenizer_path: Path
+) -> None:
     sizes = [leaf * 9, leaf * 3, leaf]
     check_chunker(_hierarchical(leaf), text, hierarchical_levels(sizes), hf_count)
 
@@ -317,9 +322,9 @@ def test_chunk_many_in_tokens_matches_chunk(corpus: dict[str, list[tuple[str, st
     assert [c.id for c in many] == [c.id for c in one_by_one]
 
 
-@pytest.mark.parametrize("settings_", [{"encoding": "o200k_base"}, {"tokenizer": TOKENIZER}])
+@pytest.mark.parametrize("counter", ["o200k_base", "all-MiniLM-L6-v2"])
 def test_counts_kept_between_documents_change_nothing(
-    corpus: dict[str, list[tuple[str, str]]], settings_: dict[str, Any]
+    corpus: dict[str, list[tuple[str, str]]], counter: str, request: pytest.FixtureRequest
 ) -> None:
     # Chunking keeps the counts of merged pieces and words per tokenizer, for every chunker of
     # that tokenizer on the thread: a document chunked after others, by another chunker, cuts
@@ -328,6 +333,11 @@ def test_counts_kept_between_documents_change_nothing(
         text for _, text in _sample(corpus["gutenberg"])[:1]
     ]
     last = files[-1][:150_000]
+    settings_: dict[str, Any] = (
+        {"encoding": counter}
+        if counter == "o200k_base"
+        else {"tokenizer": request.getfixturevalue("tokenizer_path")}
+    )
 
     def spans(chunker: ParentChildChunker, text: str) -> list[tuple[int, int, int]]:
         return [(c.level, c.start_byte, c.end_byte) for c in chunker.chunk_tree(text)]
