@@ -11,7 +11,7 @@
 //!   in the vocabulary, run byte-pair merges on the pieces that are not in it. perf on
 //!   markdown-zh: 60% of the time in the merges (hash lookups of byte pairs), because the
 //!   regex keeps a run of CJK letters as one long piece; 18% in the regex.
-//! - So for `o200k_base` and `cl100k_base` the loop is rebuilt here from the public parts of
+//! - So for every compiled-in encoding the loop is rebuilt here from the public parts of
 //!   tiktoken-rs (its pattern, its ranks read back through `decode_bytes`, its
 //!   `byte_pair_split`), with one change: while a text is being chunked (`TextMemo`), the
 //!   count of every piece that needed merges is kept, so a piece is merged once
@@ -24,12 +24,12 @@
 //!   1.63x (183 -> 99 ms; semantic-text-splitter: 465 ms), markdown-en 3.05x -> 3.0x,
 //!   gutenberg 2.6x: in English most pieces are whole tokens, and the regex, run once per
 //!   pass, is what is left (40% of the time).
-//! - The regex itself: fancy-regex finds the pieces at 57-61 MB/s on English. The `regex`
+//! - The regex itself: fancy-regex finds the pieces at 33-67 MB/s on English. The `regex`
 //!   crate on the pattern without its look-ahead (emulated after the match) gave the same
 //!   pieces at the same speed, and 5x slower on Chinese. `pretoken.rs` answers the pattern by
-//!   hand wherever the bytes it depends on are ASCII (97% of the pieces in English, 69% in
-//!   markdown-zh) and asks the regex otherwise: 264-338 MB/s on English, 166-244 on
-//!   markdown-zh, the same pieces (tested).
+//!   hand wherever the bytes it depends on are ASCII (96-97% of the pieces in English,
+//!   66-69% in markdown-zh) and asks the regex otherwise: 239-345 MB/s on English, 126-234 on
+//!   markdown-zh, the same pieces (tested; figures per encoding in `pretoken.rs`).
 //! - The memos outlive one text: a piece's count depends on its bytes alone, so they are kept
 //!   per tokenizer and per thread, bounded (`MEMO_ENTRIES`, `MEMO_BYTES`, `MEMOS_KEPT`).
 //! - `HuggingFace` tokenizers that cut at whitespace (BERT's, and others, see `word_cuts`)
@@ -337,6 +337,11 @@ pub(crate) struct Pieces {
 /// `o200k_base`'s; a test checks the two encoders count alike).
 pub(crate) const CL100K_BASE_PAT_STR: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
 
+/// The pattern of `p50k_base` and `r50k_base` (GPT-2's), as tiktoken-rs compiles it (not
+/// exported either).
+pub(crate) const GPT2_PAT_STR: &str =
+    "'(?:[sdmt]|ll|ve|re)| ?\\p{L}++| ?\\p{N}++| ?[^\\s\\p{L}\\p{N}]++|\\s++$|\\s+(?!\\S)|\\s";
+
 /// Largest token id tried when reading the ranks back (`o200k_base` has about 200,000).
 const MAX_RANK: Rank = 1 << 18;
 
@@ -366,9 +371,13 @@ impl Pieces {
     fn of(encoding: &str, bpe: &'static CoreBPE) -> Option<&'static Self> {
         static O200K: OnceLock<Option<Pieces>> = OnceLock::new();
         static CL100K: OnceLock<Option<Pieces>> = OnceLock::new();
+        static P50K: OnceLock<Option<Pieces>> = OnceLock::new();
+        static R50K: OnceLock<Option<Pieces>> = OnceLock::new();
         let (cell, pattern, split) = match encoding {
             "o200k_base" => (&O200K, tiktoken_rs::O200K_BASE_PAT_STR, Pattern::O200k),
             "cl100k_base" => (&CL100K, CL100K_BASE_PAT_STR, Pattern::Cl100k),
+            "p50k_base" => (&P50K, GPT2_PAT_STR, Pattern::Gpt2),
+            "r50k_base" => (&R50K, GPT2_PAT_STR, Pattern::Gpt2),
             _ => return None,
         };
         cell.get_or_init(|| Self::new(bpe, pattern, split)).as_ref()
@@ -718,12 +727,12 @@ mod tests {
             "<|endoftext|> is ordinary text here".into(),
         ];
         texts.extend(crate::testing::corpus_texts(6, 40_000));
-        for name in ["o200k_base", "cl100k_base"] {
+        for name in ENCODINGS {
             let sizer = TokenSizer::tiktoken(name).unwrap();
             let Counter::Tiktoken { bpe, pieces, .. } = &sizer.counter else {
                 panic!("{name} is a tiktoken encoding");
             };
-            let pieces = pieces.expect("o200k_base and cl100k_base have the memoising loop");
+            let pieces = pieces.expect("every compiled-in encoding has the memoising loop");
             let _memo = TextMemo::start().unwrap();
             for text in &texts {
                 // Twice: once merging, once from the memo.
@@ -770,7 +779,7 @@ mod tests {
             "x",
         ];
         let random = crate::testing::random_texts(&alphabet, 3000, 40, 0x2545_f491_4f6c_dd1d);
-        for name in ["o200k_base", "cl100k_base"] {
+        for name in ENCODINGS {
             let sizer = TokenSizer::tiktoken(name).unwrap();
             let Counter::Tiktoken { bpe, .. } = &sizer.counter else {
                 panic!("{name} is a tiktoken encoding");
