@@ -25,11 +25,11 @@
 //!   gutenberg 2.6x: in English most pieces are whole tokens, and the regex, run once per
 //!   pass, is what is left (40% of the time).
 //! - The regex itself: fancy-regex finds the pieces at 33-67 MB/s on English. The `regex`
-//!   crate on the pattern without its look-ahead (emulated after the match) gave the same
-//!   pieces at the same speed, and 5x slower on Chinese. `pretoken.rs` answers the pattern by
-//!   hand wherever the bytes it depends on are ASCII (96-97% of the pieces in English,
-//!   66-69% in markdown-zh) and asks the regex otherwise: 239-345 MB/s on English, 126-234 on
-//!   markdown-zh, the same pieces (tested; figures per encoding in `pretoken.rs`).
+//!   crate on `o200k_base`'s pattern without its look-ahead (emulated after the match) gave
+//!   the same pieces at the same speed, and 5x slower on Chinese. `pretoken.rs` answers the
+//!   pattern by hand wherever the bytes it depends on are ASCII (96-97% of the pieces in
+//!   English, 66-69% in markdown-zh) and asks the regex otherwise: 239-345 MB/s on English,
+//!   126-234 on markdown-zh, the same pieces (tested; figures per encoding in `pretoken.rs`).
 //! - The memos outlive one text: a piece's count depends on its bytes alone, so they are kept
 //!   per tokenizer and per thread, bounded (`MEMO_ENTRIES`, `MEMO_BYTES`, `MEMOS_KEPT`).
 //! - `HuggingFace` tokenizers that cut at whitespace (BERT's, and others, see `word_cuts`)
