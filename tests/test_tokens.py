@@ -355,3 +355,68 @@ def test_counts_kept_between_documents_change_nothing(
         parent_child_levels(300, 60, 0),
         o200k_count if "encoding" in settings_ else hf_count,
     )
+
+
+# --- byte-level BPE (GPT-2, RoBERTa): counted piece by piece ---------------------------------
+
+
+@functools.cache
+def _byte_level_json() -> str:
+    """A byte-level BPE tokenizer trained here (no download): GPT-2's ``ByteLevel``
+    pre-tokeniser without a prefix space, no normaliser, special and added tokens."""
+    tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE())
+    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=600,
+        special_tokens=["<s>", "</s>", "<mask>"],
+        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    lines = [
+        "The quick brown fox's den, and the 12 dogs' 345 bones.\n",
+        "  Indented  text\twith tabs\r\nand CRLF; café, naïve, 汉字和标点。😀\n",
+    ] * 50
+    tokenizer.train_from_iterator(lines, trainer)
+    tokenizer.add_tokens([tokenizers.AddedToken(" the end", normalized=False)])
+    return tokenizer.to_str()
+
+
+def byte_level_count(text: str) -> int:
+    return len(_byte_level_reference().encode(text, add_special_tokens=False).ids)
+
+
+@functools.cache
+def _byte_level_reference() -> Any:
+    return tokenizers.Tokenizer.from_str(_byte_level_json())
+
+
+@functools.cache
+def _byte_level_chunker(child: int) -> ParentChildChunker:
+    reference = _byte_level_reference()
+    return ParentChildChunker(child * 4, child, unit="token", tokenizer=reference)
+
+
+@PROPERTY
+@given(
+    text=st.one_of(
+        texts, st.lists(st.sampled_from(["the", " the end", "<mask>", " ", "\n"])).map("".join)
+    ),
+    child=st.sampled_from([3, 8, 30]),
+)
+def test_byte_level_contract_on_any_text(text: str, child: int) -> None:
+    check_chunker(
+        _byte_level_chunker(child),
+        text,
+        parent_child_levels(child * 4, child),
+        byte_level_count,
+    )
+
+
+def test_byte_level_contract_on_the_corpus(corpus: dict[str, list[tuple[str, str]]]) -> None:
+    chunker = _byte_level_chunker(64)
+    for folder, files in corpus.items():
+        for name, text in _sample(files)[:2]:
+            try:
+                check_chunker(chunker, text, parent_child_levels(256, 64), byte_level_count)
+            except AssertionError as error:
+                raise AssertionError(f"{folder}/{name}: {error}") from error
