@@ -923,6 +923,22 @@ mod tests {
         }
     }
 
+    /// Every text as `sizer` counts it while chunking (twice: counting, then from the memo)
+    /// and as `tokenizer` counts it whole.
+    fn assert_counts_whole(sizer: &TokenSizer, tokenizer: &Tokenizer, texts: &[String]) {
+        let _memo = TextMemo::start().unwrap();
+        for text in texts {
+            for _ in 0..2 {
+                assert_eq!(
+                    sizer.size(text),
+                    count(tokenizer, text),
+                    "{:?}",
+                    text.chars().take(60).collect::<String>()
+                );
+            }
+        }
+    }
+
     #[test]
     fn hugging_face_counts_word_by_word_as_a_whole() {
         let sizer = TokenSizer::hugging_face(&crate::testing::tokenizer_json()).unwrap();
@@ -989,18 +1005,7 @@ mod tests {
             0x9e37_79b9_7f4a_7c15,
         ));
         texts.extend(crate::testing::corpus_texts(4, 30_000));
-        let _memo = TextMemo::start().unwrap();
-        for text in &texts {
-            // Twice: once counting words, once from the memo.
-            for _ in 0..2 {
-                assert_eq!(
-                    sizer.size(text),
-                    count(tokenizer, text),
-                    "{:?}",
-                    text.chars().take(60).collect::<String>()
-                );
-            }
-        }
+        assert_counts_whole(&sizer, tokenizer, &texts);
     }
 
     /// A byte-level BPE tokenizer as GPT-2's and `RoBERTa`'s are made (no normaliser, the
@@ -1077,17 +1082,7 @@ mod tests {
             0x5851_f42d_4c95_7f2d,
         ));
         texts.extend(crate::testing::corpus_texts(2, 20_000));
-        let _memo = TextMemo::start().unwrap();
-        for text in &texts {
-            for _ in 0..2 {
-                assert_eq!(
-                    sizer.size(text),
-                    count(tokenizer, text),
-                    "{:?}",
-                    text.chars().take(60).collect::<String>()
-                );
-            }
-        }
+        assert_counts_whole(&sizer, tokenizer, &texts);
     }
 
     #[test]
