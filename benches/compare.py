@@ -25,21 +25,22 @@ gets fewer (at least one; the table gives samples x passes). Figures are medians
 UTF-8 bytes of the folder divided by the seconds of one pass. A peer that is not installed or
 fails is reported as such, never dropped.
 
-Two more sections follow, each from its own script (runnable alone): ``markdown``
-(``compare_markdown.py``: Markdown parents against semantic-text-splitter's ``MarkdownSplitter``)
-and ``tokens`` (``compare_tokens.py``: parents of 1024 and children of 256 tokens against
-semantic-text-splitter with the same tokenizer, and against one plain encoding).
+Three more sections follow, each from its own script (runnable alone): ``markdown``
+(``compare_markdown.py``: Markdown parents against semantic-text-splitter's ``MarkdownSplitter``),
+``tokens`` (``compare_tokens.py``: parents of 1024 and children of 256 tokens against
+semantic-text-splitter with the same tokenizer, and against one plain encoding) and ``scale``
+(``scale.py``: the 100 MB document, linearity, pathological inputs, 2 workers against 1).
 
 Usage (from the repository root, with ``pip install ".[bench]"``)::
 
     python benches/compare.py [--corpus DIR] [--repeat 5] [--out benches/results]
-        [--min-sample 0.25] [--budget 20] [--section chars|markdown|tokens ...]
+        [--min-sample 0.25] [--budget 20] [--section chars|markdown|tokens|scale ...]
 
 It writes ``compare.md`` (tables), ``compare.png`` (plot) and ``compare.json`` (raw figures)
-under ``--out``, then ``compare-markdown.md`` / ``.json`` and ``compare-tokens.md``. The corpus
-is ``--corpus``, else ``$SPANCHUNK_CORPUS``, else ``../shared/corpus`` next to the repository;
-its folders ``gutenberg`` (``*.txt``), ``markdown-en`` and ``markdown-zh`` (``*.md``) are read
-as UTF-8 (a byte order mark is kept).
+under ``--out``, then ``compare-markdown.md`` / ``.json``, ``compare-tokens.md`` and
+``scale.md`` / ``.json``. The corpus is ``--corpus``, else ``$SPANCHUNK_CORPUS``, else
+``../shared/corpus`` next to the repository; its folders ``gutenberg`` (``*.txt``),
+``markdown-en`` and ``markdown-zh`` (``*.md``) are read as UTF-8 (a byte order mark is kept).
 """
 
 # ruff: noqa: PLC0415 - each peer is imported where it is built, so a missing one is reported
@@ -982,10 +983,16 @@ def main(argv: list[str] | None = None) -> int:
         (out / "compare-tokens.md").write_text(report, encoding="utf-8")
         print(report)
         log(f"compare: wrote {out}/compare-tokens.md")
+    if "scale" in sections:
+        import scale
+
+        report, _ = _captured(lambda: scale.main(["--corpus", str(root), "--out", str(out)]))
+        print(report)
+        log(f"compare: wrote {out}/scale.md, .json")
     return status
 
 
-SECTIONS = ("chars", "markdown", "tokens")
+SECTIONS = ("chars", "markdown", "tokens", "scale")
 
 
 def _captured(job: Callable[[], int]) -> tuple[str, int]:
