@@ -30,6 +30,26 @@ pub enum Pattern {
     Gpt2,
 }
 
+/// The pattern of `cl100k_base`, as tiktoken-rs compiles it (tiktoken-rs exports only
+/// `o200k_base`'s; a test checks the encoders count alike).
+const CL100K_BASE_PAT_STR: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
+
+/// The pattern of `p50k_base` and `r50k_base` (GPT-2's), as tiktoken-rs compiles it (not
+/// exported either).
+const GPT2_PAT_STR: &str =
+    "'(?:[sdmt]|ll|ve|re)| ?\\p{L}++| ?\\p{N}++| ?[^\\s\\p{L}\\p{N}]++|\\s++$|\\s+(?!\\S)|\\s";
+
+impl Pattern {
+    /// The regex this pattern stands for, as tiktoken runs it.
+    pub fn source(self) -> &'static str {
+        match self {
+            Self::O200k => tiktoken_rs::O200K_BASE_PAT_STR,
+            Self::Cl100k => CL100K_BASE_PAT_STR,
+            Self::Gpt2 => GPT2_PAT_STR,
+        }
+    }
+}
+
 /// Byte classes: the ASCII members of the patterns' character classes.
 const OTHER: u8 = 0; // [^\s\p{L}\p{N}]: punctuation, symbols, control characters
 const LOWER: u8 = 1; // a-z
@@ -302,7 +322,7 @@ mod tests {
 
     #[test]
     fn contraction_in_cl100k_comes_first() {
-        let regex = Regex::new(crate::token::CL100K_BASE_PAT_STR).unwrap();
+        let regex = Regex::new(Pattern::Cl100k.source()).unwrap();
         for text in [
             "'sure",
             "'LL do",
@@ -324,20 +344,8 @@ mod tests {
 
     #[test]
     fn pieces_are_the_regex_pieces() {
-        let patterns = [
-            (
-                Pattern::O200k,
-                Regex::new(tiktoken_rs::O200K_BASE_PAT_STR).unwrap(),
-            ),
-            (
-                Pattern::Cl100k,
-                Regex::new(crate::token::CL100K_BASE_PAT_STR).unwrap(),
-            ),
-            (
-                Pattern::Gpt2,
-                Regex::new(crate::token::GPT2_PAT_STR).unwrap(),
-            ),
-        ];
+        let patterns = [Pattern::O200k, Pattern::Cl100k, Pattern::Gpt2]
+            .map(|pattern| (pattern, Regex::new(pattern.source()).unwrap()));
         // Every ASCII byte, and the non-ASCII characters next to which the ASCII rules stop.
         let mut alphabet: Vec<String> = (0u8..128)
             .map(|byte| char::from(byte).to_string())

@@ -275,7 +275,7 @@ fn count_byte_pieces(
         return count(tokenizer, text);
     }
     let mut total = 0_usize;
-    let pieces = for_each_piece(Pattern::Gpt2, GPT2_PAT_STR, text, |piece| {
+    let pieces = for_each_piece(Pattern::Gpt2, text, |piece| {
         let counted = if let Some(count) = memo.get(piece) {
             count
         } else {
@@ -400,31 +400,20 @@ fn word_cuts(tokenizer: &Tokenizer) -> Words {
 /// tiktoken's counting loop for one encoding: its pre-tokenising regex and its ranks (the
 /// ordinary tokens only), as tiktoken-rs builds them.
 pub(crate) struct Pieces {
-    /// The pre-tokenising pattern, compiled by each thread that counts (see `REGEXES`).
-    pattern: &'static str,
-    /// The same pattern, answered by hand over ASCII (`pretoken.rs`).
+    /// The pre-tokenising pattern (see `for_each_piece`).
     split: Pattern,
     ranks: FxHashMap<Vec<u8>, Rank>,
 }
-
-/// The pattern of `cl100k_base`, as tiktoken-rs compiles it (tiktoken-rs exports only
-/// `o200k_base`'s; a test checks the two encoders count alike).
-pub(crate) const CL100K_BASE_PAT_STR: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
-
-/// The pattern of `p50k_base` and `r50k_base` (GPT-2's), as tiktoken-rs compiles it (not
-/// exported either).
-pub(crate) const GPT2_PAT_STR: &str =
-    "'(?:[sdmt]|ll|ve|re)| ?\\p{L}++| ?\\p{N}++| ?[^\\s\\p{L}\\p{N}]++|\\s++$|\\s+(?!\\S)|\\s";
 
 /// Largest token id tried when reading the ranks back (`o200k_base` has about 200,000).
 const MAX_RANK: Rank = 1 << 18;
 
 impl Pieces {
-    /// The loop of `bpe`, whose pre-tokenising pattern is `pattern`. None if the pattern
+    /// The loop of `bpe`, whose pre-tokenising pattern is `split`. None if the pattern
     /// does not compile (then tiktoken-rs's own loop is used).
-    fn new(bpe: &CoreBPE, pattern: &'static str, split: Pattern) -> Option<Self> {
+    fn new(bpe: &CoreBPE, split: Pattern) -> Option<Self> {
         // Checked here once; each thread compiles its own copy when it first counts.
-        Regex::new(pattern).ok()?;
+        Regex::new(split.source()).ok()?;
         let special: Vec<Rank> = bpe
             .special_tokens()
             .into_iter()
@@ -434,11 +423,7 @@ impl Pieces {
             .filter(|rank| !special.contains(rank))
             .filter_map(|rank| bpe.decode_bytes(&[rank]).ok().map(|bytes| (bytes, rank)))
             .collect();
-        Some(Self {
-            pattern,
-            split,
-            ranks,
-        })
+        Some(Self { split, ranks })
     }
 
     /// The loop of a compiled-in encoding, built on first use (the ranks: about 50 ms).
@@ -447,14 +432,14 @@ impl Pieces {
         static CL100K: OnceLock<Option<Pieces>> = OnceLock::new();
         static P50K: OnceLock<Option<Pieces>> = OnceLock::new();
         static R50K: OnceLock<Option<Pieces>> = OnceLock::new();
-        let (cell, pattern, split) = match encoding {
-            "o200k_base" => (&O200K, tiktoken_rs::O200K_BASE_PAT_STR, Pattern::O200k),
-            "cl100k_base" => (&CL100K, CL100K_BASE_PAT_STR, Pattern::Cl100k),
-            "p50k_base" => (&P50K, GPT2_PAT_STR, Pattern::Gpt2),
-            "r50k_base" => (&R50K, GPT2_PAT_STR, Pattern::Gpt2),
+        let (cell, split) = match encoding {
+            "o200k_base" => (&O200K, Pattern::O200k),
+            "cl100k_base" => (&CL100K, Pattern::Cl100k),
+            "p50k_base" => (&P50K, Pattern::Gpt2),
+            "r50k_base" => (&R50K, Pattern::Gpt2),
             _ => return None,
         };
-        cell.get_or_init(|| Self::new(bpe, pattern, split)).as_ref()
+        cell.get_or_init(|| Self::new(bpe, split)).as_ref()
     }
 
     /// Tokens of `text` as `CoreBPE::encode_ordinary` counts them, each merged piece's count
@@ -462,7 +447,7 @@ impl Pieces {
     /// caller to count with tiktoken-rs's loop.
     fn count(&self, text: &str, memo: &mut Memo) -> Option<usize> {
         let mut total = 0;
-        for_each_piece(self.split, self.pattern, text, |piece| {
+        for_each_piece(self.split, text, |piece| {
             total += if self.ranks.contains_key(piece) {
                 1
             } else if let Some(count) = memo.get(piece) {
@@ -478,23 +463,17 @@ impl Pieces {
     }
 }
 
-/// Calls `each` with every piece of `text` that `pattern` finds (as `find_iter` gives them),
-/// most of them found by hand (`pretoken.rs`, whose `split` is `pattern`) and the others by
-/// this thread's copy of the regex; None if the regex gives up (backtrack limit).
-fn for_each_piece(
-    split: Pattern,
-    pattern: &'static str,
-    text: &str,
-    mut each: impl FnMut(&[u8]),
-) -> Option<()> {
+/// Calls `each` with every piece of `text` that the pattern `split` finds (as `find_iter`
+/// gives them), most of them found by hand (`pretoken.rs`) and the others by this thread's
+/// copy of the regex; None if the regex gives up (backtrack limit).
+fn for_each_piece(split: Pattern, text: &str, mut each: impl FnMut(&[u8])) -> Option<()> {
     REGEXES.with(|regexes| {
         let mut regexes = regexes.borrow_mut();
         // Compiled anew, not cloned: a clone shares the original's scratch pools.
-        let key = pattern.as_ptr() as usize;
-        let position = if let Some(found) = regexes.iter().position(|(owner, _)| *owner == key) {
+        let position = if let Some(found) = regexes.iter().position(|(owner, _)| *owner == split) {
             found
         } else {
-            regexes.push((key, Regex::new(pattern).ok()));
+            regexes.push((split, Regex::new(split.source()).ok()));
             regexes.len() - 1
         };
         let regex = regexes[position].1.as_ref()?;
@@ -561,11 +540,11 @@ struct Memos {
 }
 
 thread_local! {
-    /// Per pattern (keyed by its address), this thread's own compiled regex: a regex
+    /// Per pattern, this thread's own compiled regex: a regex
     /// shared by threads hands its scratch space to one thread at a time, and the others take
     /// a slower path through a lock (a clone shares those pools too). perf on `chunk_many`
     /// with 2 threads: 19% of the time in the pools' slow paths.
-    static REGEXES: RefCell<Vec<(usize, Option<Regex>)>> = const { RefCell::new(Vec::new()) };
+    static REGEXES: RefCell<Vec<(Pattern, Option<Regex>)>> = const { RefCell::new(Vec::new()) };
     static MEMOS: RefCell<Memos> = RefCell::new(Memos::default());
 }
 
