@@ -66,13 +66,16 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+# benches/ is on sys.path when this file runs as a script: the corpus is found as
+# throughput.py finds it.
+from throughput import corpus_root
+
 # Peers that phone home or look for models: keep them quiet and offline.
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-DEFAULT_CORPUS = REPOSITORY.parent / "shared" / "corpus"
 DEFAULT_OUT = REPOSITORY / "benches" / "results"
 
 PARENT_SIZE = 2000
@@ -419,14 +422,6 @@ SEMANTIC = next(system.name for system in SYSTEMS if system.package == "semantic
 # ---------------------------------------------------------------------------------------------
 # Measuring
 # ---------------------------------------------------------------------------------------------
-
-
-def corpus_root(argument: str | None) -> Path:
-    """The corpus folder: the argument, else $SPANCHUNK_CORPUS, else the shared corpus."""
-    if argument:
-        return Path(argument)
-    from_env = os.environ.get("SPANCHUNK_CORPUS")
-    return Path(from_env) if from_env else DEFAULT_CORPUS
 
 
 def load_folder(folder: Path, suffixes: Iterable[str]) -> list[str]:

@@ -56,8 +56,11 @@ import numpy
 import spanchunk
 from spanchunk import ParentChildChunker, _core
 
+# benches/ is on sys.path when this file runs as a script: the corpus is found as
+# throughput.py finds it.
+from throughput import corpus_root
+
 REPOSITORY = Path(__file__).resolve().parent.parent
-DEFAULT_CORPUS = REPOSITORY.parent / "shared" / "corpus"
 MB = 1_000_000
 
 DOCUMENT_BYTES = 100 * MB
@@ -94,14 +97,6 @@ PATHOLOGICAL: dict[str, tuple[str, Callable[[int], str]]] = {
 
 
 # -------------------------------------------------------------------------------- corpus
-
-
-def corpus_root(argument: str | None) -> Path:
-    """The corpus folder: the argument, else $SPANCHUNK_CORPUS, else the shared corpus."""
-    if argument:
-        return Path(argument)
-    from_env = os.environ.get("SPANCHUNK_CORPUS")
-    return Path(from_env) if from_env else DEFAULT_CORPUS
 
 
 def load_corpus(root: Path) -> list[str]:
