@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use crate::error::ChunkError;
 use crate::markdown::Outline;
+use crate::size::CharIndex;
 use crate::span::{CharCursor, Span};
 use crate::split::{absent_bytes, LevelAtoms, Splitter};
 
@@ -77,11 +78,14 @@ pub fn level_spans(
 fn cut_inside(splitter: &Splitter, text: &str, parents: &[Span]) -> Result<LevelSpans, ChunkError> {
     let absent = absent_bytes(text, splitter.check_bytes(text.len()));
     let outline = splitter.is_markdown().then(|| Outline::parse(text));
+    let chars = splitter
+        .sizer()
+        .counts_chars()
+        .then(|| CharIndex::new(text));
     cut_level(
         splitter,
         text,
-        &absent,
-        outline.as_ref(),
+        (&absent, outline.as_ref(), chars.as_ref()),
         parents,
         None,
         None,
@@ -93,15 +97,14 @@ fn cut_inside(splitter: &Splitter, text: &str, parents: &[Span]) -> Result<Level
 fn cut_level(
     splitter: &Splitter,
     text: &str,
-    absent: &[u8],
-    outline: Option<&Outline>,
+    (absent, outline, chars): (&[u8], Option<&Outline>, Option<&CharIndex>),
     parents: &[Span],
     from: Option<&LevelAtoms>,
     mut keep: Option<&mut LevelAtoms>,
 ) -> Result<LevelSpans, ChunkError> {
     let mut level = LevelSpans::default();
     let mut spans = Vec::new();
-    let prepared = splitter.prepare_without(absent, outline);
+    let prepared = splitter.prepare_without(absent, outline, chars);
     for (row, parent) in parents.iter().enumerate() {
         spans.clear();
         let atoms = from.map(|above| {
@@ -187,6 +190,10 @@ pub fn tree_spans_outlined(
     check.sort_unstable();
     check.dedup();
     let absent = absent_bytes(text, &check);
+    let chars = levels
+        .iter()
+        .any(|level| level.sizer().counts_chars())
+        .then(|| CharIndex::new(text));
     for (depth, splitter) in levels.iter().enumerate() {
         let shared_below = levels
             .get(depth + 1)
@@ -195,8 +202,7 @@ pub fn tree_spans_outlined(
         let level = cut_level(
             splitter,
             text,
-            &absent,
-            outline.as_ref(),
+            (&absent, outline.as_ref(), chars.as_ref()),
             &parents,
             above.as_ref().filter(|above| !above.abandoned),
             kept.as_mut(),
