@@ -249,7 +249,8 @@ fn start_mask(block: &[u8]) -> u64 {
             // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics are available on
             // every CPU this code runs on; the load reads the 16 bytes of `sixteen`, a slice
             // of exactly 16 bytes (unaligned loads are allowed).
-            #[allow(clippy::cast_sign_loss)]
+            // `_mm_loadu_si128` is the unaligned load: the pointer's alignment does not matter.
+            #[allow(clippy::cast_sign_loss, clippy::cast_ptr_alignment)]
             let bits = unsafe {
                 let bytes = _mm_loadu_si128(sixteen.as_ptr().cast::<__m128i>());
                 // A char starts at a byte that is not 0b10xx_xxxx: as i8, not below -0x40.

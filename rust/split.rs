@@ -29,7 +29,7 @@
 //!   each: text with no separators (10 MB of CJK) would otherwise allocate an atom per
 //!   grapheme.
 //! - Char sizes looked up in a per-text [`CharIndex`] (built once per text for every level,
-//!   SSE2, 33 GB/s) instead of counted per piece: `core` divan tree_spans 2.06 / 0.94 /
+//!   SSE2, 33 GB/s) instead of counted per piece: `core` divan `tree_spans` 2.06 / 0.94 /
 //!   0.58 ms -> 2.00 / 0.82 / 0.55. The lookups' popcounts are software on the x86-64
 //!   baseline; `target-cpu=x86-64-v2` (hardware popcount) gained only 3% more, not worth
 //!   narrowing the wheels' CPUs.

@@ -35,19 +35,26 @@ pub struct LevelSpans {
     pub chars: Vec<(usize, usize)>,
 }
 
-/// Every chunk of a document, row-major, [`SPAN_COLUMNS`] per row: the top level first, then
-/// each level below, each in document order.
+/// One chunk's row of a [`SpanTable`]: its [`SPAN_COLUMNS`], in that order. Seven `i64`s and
+/// nothing else, so that the Python layer hands a table to numpy as a structured array without
+/// copying it.
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SpanRecord(pub [i64; SPAN_COLUMNS.len()]);
+
+/// Every chunk of a document, one record per chunk: the top level first, then each level
+/// below, each in document order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SpanTable {
-    /// `rows * 7` integers.
-    pub data: Vec<i64>,
+    /// One record per chunk.
+    pub records: Vec<SpanRecord>,
 }
 
 impl SpanTable {
     /// Number of rows.
     #[must_use]
     pub fn rows(&self) -> usize {
-        self.data.len() / SPAN_COLUMNS.len()
+        self.records.len()
     }
 }
 
@@ -209,7 +216,7 @@ pub fn tree_spans_outlined(
         )?;
         above = kept;
         let number = (levels.len() - 1 - depth) as i64;
-        table.data.reserve(level.spans.len() * SPAN_COLUMNS.len());
+        table.records.reserve(level.spans.len());
         for (index, ((&(start_byte, end_byte), &(start_char, end_char)), &parent)) in level
             .spans
             .iter()
@@ -218,7 +225,7 @@ pub fn tree_spans_outlined(
             .enumerate()
         {
             let parent = if depth == 0 { -1 } else { parent as i64 };
-            table.data.extend_from_slice(&[
+            table.records.push(SpanRecord([
                 number,
                 index as i64,
                 parent,
@@ -226,7 +233,7 @@ pub fn tree_spans_outlined(
                 end_byte as i64,
                 start_char as i64,
                 end_char as i64,
-            ]);
+            ]));
         }
         parents = level
             .spans
@@ -348,7 +355,7 @@ mod tests {
         let text = "é one two three\n\nfour five six seven";
         let (parent, child) = (splitter(20), splitter(8));
         let table = tree_spans(&[&parent, &child], text).unwrap();
-        let rows: Vec<&[i64]> = table.data.chunks(7).collect();
+        let rows: Vec<[i64; 7]> = table.records.iter().map(|record| record.0).collect();
         let texts: Vec<(i64, &str)> = rows
             .iter()
             .map(|row| (row[0], &text[row[3] as usize..row[4] as usize]))
@@ -379,7 +386,7 @@ mod tests {
         let text = "  short  ";
         let table = tree_spans(&[&splitter(100), &splitter(50)], text).unwrap();
         assert_eq!(table.rows(), 2);
-        assert_eq!(&table.data[3..5], &table.data[10..12]);
+        assert_eq!(table.records[0].0[3..5], table.records[1].0[3..5]);
     }
 
     #[test]

@@ -61,15 +61,16 @@ def default_separators() -> list[list[str]]: ...
 def forget_token_counts() -> None:
     """Drop the token counts kept per tokenizer, so the next chunking starts cold."""
 
-def tree_spans(levels: Sequence[Splitter], text: str) -> NDArray[np.int64]:
-    """(n, 7) rows in SPAN_COLUMNS order. levels[0] cuts the document (the top level, numbered
-    len(levels) - 1); each following splitter cuts inside every span of the one before; the last
-    is level 0. Rows: the top level first, then each lower level, each in document order;
-    `parent` is the `index` of the parent row in the level above (-1 at the top)."""
+def tree_spans(levels: Sequence[Splitter], text: str) -> NDArray[np.void]:
+    """A structured array, one row per chunk, int64 fields named SPAN_COLUMNS. levels[0] cuts
+    the document (the top level, numbered len(levels) - 1); each following splitter cuts inside
+    every span of the one before; the last is level 0. Rows: the top level first, then each
+    lower level, each in document order; `parent` is the `index` of the parent row in the
+    level above (-1 at the top)."""
 
 def tree_spans_many(
     levels: Sequence[Splitter], texts: Sequence[str], workers: int | None = None
-) -> list[NDArray[np.int64]]:
+) -> list[NDArray[np.void]]:
     """tree_spans for each text, computed in parallel on `workers` threads (None: all cores)."""
 
 @final

@@ -40,8 +40,9 @@ def all_built_in(levels: Sequence[Level]) -> bool:
     return {*map(type, levels)} <= _SPLITTER_TYPE
 
 
-def tree_array(levels: Sequence[Level], text: str) -> NDArray[np.int64]:
-    """The (n, 7) spans of every level of ``text``; levels listed top first.
+def tree_records(levels: Sequence[Level], text: str) -> NDArray[np.void]:
+    """The spans of every level of ``text`` as a structured array (``SPAN_DTYPE``), levels
+    listed top first: the core builds it directly when every level is built in.
 
     Raises:
         ValueError: The text holds a lone surrogate (it cannot be encoded as UTF-8).
@@ -50,9 +51,14 @@ def tree_array(levels: Sequence[Level], text: str) -> NDArray[np.int64]:
     try:
         if all_built_in(levels):
             return _core.tree_spans(levels, text)
-        return _tree_array_by_level(levels, text)
+        return structured(_tree_array_by_level(levels, text))
     except UnicodeEncodeError as error:
         raise _encoding_error(error) from None
+
+
+def tree_array(levels: Sequence[Level], text: str) -> NDArray[np.int64]:
+    """``tree_records`` as an (n, 7) int64 array (a view, no copy)."""
+    return tree_records(levels, text).view(np.int64).reshape(-1, _WIDTH)
 
 
 def _tree_array_by_level(levels: Sequence[Level], text: str) -> NDArray[np.int64]:

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from spanchunk import _core
-from spanchunk._spans import all_built_in, spans_of_pieces, structured, tree_array
+from spanchunk._spans import all_built_in, spans_of_pieces, tree_array, tree_records
 from spanchunk._tokens import Sizing, sizing
 from spanchunk.chunk import Chunk
 from spanchunk.document import Document, _as_document, _text_type_error
@@ -452,7 +452,7 @@ class Chunker:
             top), ``start_byte``, ``end_byte``, ``start_char``, ``end_char``. Rows come
             top level first, each level in document order.
         """
-        return structured(tree_array(self._levels(), _text_of(text, "text")))
+        return tree_records(self._levels(), _text_of(text, "text"))
 
     def spans_many(
         self, texts: Iterable[str | Document], *, workers: int | None = None
@@ -473,16 +473,15 @@ class Chunker:
         ]
         levels = self._levels()
         if not all_built_in(levels):
-            return [structured(tree_array(levels, text)) for text in strings]
+            return [tree_records(levels, text) for text in strings]
         try:
-            arrays = _core.tree_spans_many(levels, strings, worker_count)
+            return _core.tree_spans_many(levels, strings, worker_count)
         except UnicodeEncodeError as error:
             position = next(
                 (index for index, text in enumerate(strings) if text is error.object), None
             )
             what = "text" if position is None else f"texts[{position}]"
             raise _encoding_error(error, what) from None
-        return [structured(spans) for spans in arrays]
 
     # ---------------------------------------------------------------- plumbing
 
