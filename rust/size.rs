@@ -293,6 +293,14 @@ pub fn is_whitespace(character: char) -> bool {
     character.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&character)
 }
 
+/// [`is_whitespace`] for an ASCII byte: tab to carriage return, the information separators
+/// U+001C..=U+001F, and space.
+#[inline]
+#[must_use]
+pub fn is_ascii_space(byte: u8) -> bool {
+    matches!(byte, b'\t'..=b'\r' | 0x1c..=b' ')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -356,6 +364,13 @@ mod tests {
         }
         for character in ['\u{200b}', '\u{feff}', 'a', '\0'] {
             assert!(!is_whitespace(character), "{character:?}");
+        }
+    }
+
+    #[test]
+    fn ascii_space_is_whitespace() {
+        for byte in 0..0x80_u8 {
+            assert_eq!(is_ascii_space(byte), is_whitespace(char::from(byte)), "{byte:#x}");
         }
     }
 
