@@ -196,8 +196,17 @@ impl CharIndex {
     /// The index of `text`.
     #[must_use]
     pub fn new(text: &str) -> Self {
+        let mut index = Self::default();
+        index.rebuild(text);
+        index
+    }
+
+    /// Makes this the index of `text`, reusing its memory.
+    pub fn rebuild(&mut self, text: &str) {
         let bytes = text.as_bytes();
-        let mut blocks = Vec::with_capacity(bytes.len() / 64 + 1);
+        let blocks = &mut self.blocks;
+        blocks.clear();
+        blocks.reserve(bytes.len() / 64 + 1);
         let mut before = 0_u64;
         let mut whole = bytes.chunks_exact(64);
         for block in &mut whole {
@@ -212,7 +221,12 @@ impl CharIndex {
             .filter(|&(_, &byte)| is_char_start(byte))
             .fold(0_u64, |mask, (offset, _)| mask | (1 << offset));
         blocks.push((before, tail));
-        Self { blocks }
+    }
+
+    /// Bytes of memory it holds.
+    #[must_use]
+    pub fn capacity_bytes(&self) -> usize {
+        self.blocks.capacity() * std::mem::size_of::<(u64, u64)>()
     }
 
     /// Chars in `text[..byte]`; `byte` must be at most the text's length.
@@ -370,7 +384,11 @@ mod tests {
     #[test]
     fn ascii_space_is_whitespace() {
         for byte in 0..0x80_u8 {
-            assert_eq!(is_ascii_space(byte), is_whitespace(char::from(byte)), "{byte:#x}");
+            assert_eq!(
+                is_ascii_space(byte),
+                is_whitespace(char::from(byte)),
+                "{byte:#x}"
+            );
         }
     }
 

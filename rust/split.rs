@@ -795,6 +795,15 @@ pub(crate) struct LevelAtoms {
     pub abandoned: bool,
 }
 
+impl LevelAtoms {
+    /// Empties it for another cut, keeping its capacity.
+    pub(crate) fn clear(&mut self) {
+        self.atoms.clear();
+        self.ranges.clear();
+        self.abandoned = false;
+    }
+}
+
 /// A [`Splitter`] readied for one text by [`Splitter::prepare`].
 #[derive(Debug)]
 pub struct Prepared<'s> {
@@ -826,6 +835,12 @@ impl Prepared<'_> {
         out: &mut Vec<Span>,
     ) -> Result<(), ChunkError> {
         self.cut_with(text, start, end, None, out, None)
+    }
+
+    /// Swaps the atom buffer with `atoms`: lends this a buffer that already has capacity, and
+    /// takes it back after the last cut.
+    pub(crate) fn swap_buffer(&self, atoms: &mut Vec<Atom>) {
+        std::mem::swap(&mut *self.buffers.borrow_mut(), atoms);
     }
 
     /// [`Prepared::cut`], optionally starting from the atoms that a splitter sharing this

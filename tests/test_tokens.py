@@ -222,6 +222,24 @@ def test_length_function_is_the_unit() -> None:
     assert chunker.settings()["length_function"] == f"{__name__}.word_count"
 
 
+def test_length_function_may_chunk_while_measuring() -> None:
+    # The core keeps per-thread working buffers while it cuts a document; a length function
+    # that chunks another text on the same thread must get its own, and change nothing.
+    inner = ParentChildChunker(parent_size=40, child_size=10)
+
+    def chunking_word_count(text: str) -> int:
+        assert len(inner.spans(text + " padding " * 20)) >= 2
+        return word_count(text)
+
+    text = "one two three four five six seven.\n\neight nine ten eleven twelve"
+    plain = ParentChildChunker(6, 3, unit="token", length_function=word_count)
+    nested = ParentChildChunker(6, 3, unit="token", length_function=chunking_word_count)
+    assert nested.spans(text).tolist() == plain.spans(text).tolist()
+    assert [chunk.text for chunk in nested.chunk_tree(text)] == [
+        chunk.text for chunk in plain.chunk_tree(text)
+    ]
+
+
 # --- validation ------------------------------------------------------------------------------
 
 
@@ -272,6 +290,12 @@ def test_length_function_errors_surface() -> None:
         ParentChildChunker(100, 10, unit="token", length_function=failing).chunk_many(
             ["a b c", "d e f"], workers=2
         )
+    # A cut abandoned by an error leaves nothing behind for the next one on this thread.
+    text = "one two three.\n\nfour five six seven eight"
+    assert RecursiveChunker(5, unit="token", length_function=word_count).spans(text).tolist() == [
+        (0, 0, -1, 0, 14, 0, 14),
+        (0, 1, -1, 16, 41, 16, 41),
+    ]
 
 
 # --- identity and pickling -------------------------------------------------------------------
