@@ -23,6 +23,7 @@ from spanchunk import (
     RecursiveChunker,
     _core,
 )
+from spanchunk._spans import _tree_array_by_level
 
 TEXT = "Alpha beta. Gamma delta!\n\nEpsilon zeta; eta theta, iota.\r\n漢字。かな、カナ！"
 
@@ -154,6 +155,20 @@ def test_spans_array_layout(chunker: Any) -> None:
     assert all(np.issubdtype(spans.dtype[f], np.integer) for f in SPAN_FIELDS)
     empty = chunker.spans("")
     assert len(empty) == 0 and empty.dtype == spans.dtype
+    # A Document, the same chunker after pickling, and the level-by-level path all agree
+    # with the core's one-call path.
+    assert chunker.spans(Document(TEXT)).tolist() == spans.tolist()
+    assert pickle.loads(pickle.dumps(chunker)).spans(TEXT).tolist() == spans.tolist()
+    by_level = _tree_array_by_level(chunker._levels(), TEXT)
+    assert by_level.tolist() == spans.view(np.int64).reshape(-1, len(SPAN_FIELDS)).tolist()
+
+
+def test_core_tree_refuses_impossible_levels() -> None:
+    with pytest.raises(ValueError, match="at least one level"):
+        _core.Tree([])
+    overlapping = _core.Splitter(40, overlap=5)
+    with pytest.raises(ValueError, match="parent levels must not overlap"):
+        _core.Tree([overlapping, _core.Splitter(10)])
 
 
 @pytest.mark.parametrize(

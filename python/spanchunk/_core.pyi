@@ -61,17 +61,23 @@ def default_separators() -> list[list[str]]: ...
 def forget_token_counts() -> None:
     """Drop the token counts kept per tokenizer, so the next chunking starts cold."""
 
-def tree_spans(levels: Sequence[Splitter], text: str) -> NDArray[np.void]:
-    """A structured array, one row per chunk, int64 fields named SPAN_COLUMNS. levels[0] cuts
-    the document (the top level, numbered len(levels) - 1); each following splitter cuts inside
-    every span of the one before; the last is level 0. Rows: the top level first, then each
-    lower level, each in document order; `parent` is the `index` of the parent row in the
-    level above (-1 at the top)."""
+@final
+class Tree:
+    """A chunker's levels, top first, held by the core. levels[0] cuts the document (the top
+    level, numbered len(levels) - 1); each following splitter cuts inside every span of the one
+    before; the last is level 0. Raises ValueError for no levels, or an upper level with an
+    overlap."""
 
-def tree_spans_many(
-    levels: Sequence[Splitter], texts: Sequence[str], workers: int | None = None
-) -> list[NDArray[np.void]]:
-    """tree_spans for each text, computed in parallel on `workers` threads (None: all cores)."""
+    def __new__(cls, levels: Sequence[Splitter]) -> Tree: ...
+    def spans(self, text: str) -> NDArray[np.void]:
+        """A structured array, one row per chunk, int64 fields named SPAN_COLUMNS. Rows: the
+        top level first, then each lower level, each in document order; `parent` is the
+        `index` of the parent row in the level above (-1 at the top)."""
+
+    def spans_many(
+        self, texts: Sequence[str], workers: int | None = None
+    ) -> list[NDArray[np.void]]:
+        """spans of each text, computed in parallel on `workers` threads (None: all cores)."""
 
 @final
 class Outline:
@@ -154,7 +160,7 @@ def build_chunks(
     spans: NDArray[np.int64],
     outline: Outline | None = None,
 ) -> list[Chunk]:
-    """Chunk objects for every row of a (n, 7) span array (the layout of tree_spans), in row
+    """Chunk objects for every row of a (n, 7) span array (Tree.spans viewed as int64), in row
     order: ids as chunk_ids gives them, texts sliced from `text`, parent ids and child-id
     tuples linked through the `parent` column, `metadata` frozen once and shared by every
     chunk (with an `outline`: one mapping per heading path, `metadata` plus "headings").
@@ -169,8 +175,8 @@ def chunk_documents(
     fingerprint: str,
     workers: int | None = 1,
 ) -> list[tuple[list[Chunk], int]]:
-    """Every level of every text as Chunk objects, as build_chunks(tree_spans(...)) gives
-    them, with no span array in between: spans, outlines and ids computed with the GIL
+    """Every level of every text as Chunk objects, as build_chunks(Tree(levels).spans(...))
+    gives them, with no span array in between: spans, outlines and ids computed with the GIL
     released on `workers` threads (1: this thread, None: every core). Returns, per text, its
     chunks and the row of its first leaf."""
 

@@ -50,7 +50,7 @@ def tree_records(levels: Sequence[Level], text: str) -> NDArray[np.void]:
     """
     try:
         if all_built_in(levels):
-            return _core.tree_spans(levels, text)
+            return _core.Tree(levels).spans(text)
         return structured(_tree_array_by_level(levels, text))
     except UnicodeEncodeError as error:
         raise _encoding_error(error) from None

@@ -285,6 +285,9 @@ class Chunker:
     """
 
     _registry: ParentStore | None = None
+    # The core's handle on this chunker's levels when every one is built in (set by the
+    # built-in chunkers); None for custom strategies.
+    _tree: _core.Tree | None = None
 
     # ---------------------------------------------------------------- strategy hooks
 
@@ -452,6 +455,13 @@ class Chunker:
             top), ``start_byte``, ``end_byte``, ``start_char``, ``end_char``. Rows come
             top level first, each level in document order.
         """
+        tree = self._tree
+        if tree is not None and type(text) is str:
+            # The common call, one core call: no list of levels to check or pass.
+            try:
+                return tree.spans(text)
+            except UnicodeEncodeError as error:
+                raise _encoding_error(error) from None
         return tree_records(self._levels(), _text_of(text, "text"))
 
     def spans_many(
@@ -471,11 +481,12 @@ class Chunker:
             _text_of(item, f"texts[{position}]")
             for position, item in enumerate(_items(texts, "texts"))
         ]
-        levels = self._levels()
-        if not all_built_in(levels):
+        tree = self._tree
+        if tree is None:
+            levels = self._levels()
             return [tree_records(levels, text) for text in strings]
         try:
-            return _core.tree_spans_many(levels, strings, worker_count)
+            return tree.spans_many(strings, worker_count)
         except UnicodeEncodeError as error:
             position = next(
                 (index for index, text in enumerate(strings) if text is error.object), None
@@ -643,11 +654,16 @@ class _BuiltInChunker(Chunker):
     """Shared by the built-in chunkers: a cached fingerprint, and pickling without the
     core's Splitter objects (which do not pickle), rebuilt from the settings."""
 
-    _TRANSIENT: ClassVar[tuple[str, ...]] = ()
+    _TRANSIENT: ClassVar[tuple[str, ...]] = ("_tree",)
     _cached_fingerprint: str
 
     def _rebuild(self) -> None:
         raise NotImplementedError
+
+    def _build_tree(self) -> None:
+        """Hands the levels to the core once, when every one is built in (see ``spans``)."""
+        levels = self._levels()
+        self._tree = _core.Tree(levels) if all_built_in(levels) else None
 
     def fingerprint(self) -> str:
         """16 hex digits identifying the settings (less ``name``); part of every chunk id."""
@@ -706,7 +722,7 @@ class RecursiveChunker(_BuiltInChunker):
         ['It was a dark night.', 'The wind howled.', 'Nobody came.']
     """
 
-    _TRANSIENT: ClassVar[tuple[str, ...]] = ("_splitter",)
+    _TRANSIENT: ClassVar[tuple[str, ...]] = ("_splitter", "_tree")
     # The document structure the core cuts at before the separators (None: plain text).
     _STRUCTURE: ClassVar[str | None] = None
 
@@ -769,6 +785,7 @@ class RecursiveChunker(_BuiltInChunker):
         except UnicodeEncodeError as error:
             raise _encoding_error(error, "a separator") from None
         self._cached_fingerprint = _fingerprint(self.settings())
+        self._build_tree()
 
     def _built_in_levels(self) -> list[Level]:
         return [self._splitter]
@@ -906,7 +923,7 @@ class HierarchicalChunker(_BuiltInChunker):
         2
     """
 
-    _TRANSIENT: ClassVar[tuple[str, ...]] = ("_levels_cache",)
+    _TRANSIENT: ClassVar[tuple[str, ...]] = ("_levels_cache", "_tree")
 
     # Positional settings mirror the documented signature (HierarchicalChunker([2048, 512])).
     def __init__(  # noqa: PLR0917
@@ -1008,6 +1025,7 @@ class HierarchicalChunker(_BuiltInChunker):
     def _rebuild(self) -> None:
         self._levels_cache = [chunker._as_level() for chunker in self._level_chunkers]
         self._cached_fingerprint = _fingerprint(self.settings())
+        self._build_tree()
 
     def _built_in_levels(self) -> list[Level]:
         return self._levels_cache
