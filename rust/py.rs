@@ -406,7 +406,6 @@ impl PyTree {
     }
 }
 
-
 fn byte_spans(text: &str, parents: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<(usize, usize)>> {
     let view = parents.as_array();
     if view.ncols() != 2 {
