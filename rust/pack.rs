@@ -149,7 +149,7 @@ pub(crate) fn pack_graphemes(
     text: &str,
     start: usize,
     end: usize,
-    sink: &mut AtomSink<'_, '_>,
+    sink: &mut AtomSink<'_, '_, '_>,
 ) -> Result<(), ChunkError> {
     let sizer = splitter.sizer();
     let chunk_size = splitter.config().chunk_size;
@@ -203,7 +203,7 @@ fn pack_items(
     splitter: &Splitter,
     text: &str,
     items: &mut Vec<Atom>,
-    sink: &mut AtomSink<'_, '_>,
+    sink: &mut AtomSink<'_, '_, '_>,
     last: bool,
 ) {
     let mut index = 0;

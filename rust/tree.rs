@@ -2,11 +2,22 @@
 //! inside every span of the level above, and byte spans become char spans by one incremental
 //! pass per level.
 //!
-//! Performance notes: a document's working buffers (its char index, the atoms, every level's
-//! spans) are kept per thread and reused by the next document ([`Scratch`]); only the span
-//! table handed to the caller is allocated, once, at its exact size. Each document made 22
-//! allocations and 17 reallocations on markdown-en (files of 11 KB), 13% of the engine's time
-//! there.
+//! Performance notes:
+//! - A document's working buffers (its char index, every level's atoms and spans) are kept
+//!   per thread and reused by the next document (`Scratch`); only the span table handed to
+//!   the caller is allocated, once, at its exact size. Each document made 22 allocations and
+//!   17 reallocations on markdown-en (files of 11 KB), 13% of the engine's time there.
+//! - Levels are cut as a cascade (`Cascade`): a chunk's children are cut as soon as the
+//!   chunk closes, from its atoms, while its text is in cache. The first version cut each
+//!   level over the whole document and kept every atom of a level for the next (a quarter to
+//!   a whole text's size): on the corpus repeated 8x (40 MB) `spans` took 37 ms, against
+//!   10.8 ms at 4x (3.5x for twice the text: the kept atoms and the re-read text no longer
+//!   fit the caches, and the freed scratch was faulted in again on every call); now 20 ms
+//!   (2.04x). Peak memory on 100 MB went from 1.01x to 0.64x the text, on 20 MB of `"a "`
+//!   from 2.09x to 0.29x. The rule that dropped the kept atoms when they outgrew the text
+//!   is gone with them, so children now always come from their parent's atoms: texts that
+//!   hit that rule (parents of tiny pieces; `ParentChildChunker(60, 20)` on 33 of 533 test
+//!   texts) are cut differently, all within the contract.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -18,7 +29,7 @@ use crate::error::ChunkError;
 use crate::markdown::Outline;
 use crate::size::CharIndex;
 use crate::span::{CharCursor, Span};
-use crate::split::{absent_bytes, Atom, LevelAtoms, Splitter};
+use crate::split::{absent_bytes, Atom, Below, Prepared, Splitter};
 
 /// Columns of a [`SpanTable`] row.
 pub const SPAN_COLUMNS: [&str; 7] = [
@@ -96,70 +107,122 @@ fn cut_inside(splitter: &Splitter, text: &str, parents: &[Span]) -> Result<Level
         .sizer()
         .counts_chars()
         .then(|| CharIndex::new(text));
-    let mut level = LevelSpans::default();
-    cut_level(
-        splitter,
-        text,
-        (&absent, outline.as_ref(), chars.as_ref()),
-        parents,
-        (None, None),
-        (&mut level, &mut Vec::new(), &mut Vec::new()),
-    )?;
-    Ok(level)
+    let mut stage = Stage {
+        prepared: splitter.prepare_without(&absent, outline.as_ref(), chars.as_ref()),
+        from_above: false,
+        found: LevelSpans::default(),
+        spans: Vec::new(),
+        parents: 0,
+    };
+    for &parent in parents {
+        stage.cut(text, parent, &[], None)?;
+    }
+    Ok(stage.found)
 }
 
-/// Cuts one level inside its parents into `level` (cleared first); starts from the parents'
-/// atoms when given (`from`), and keeps this level's atoms when `keep` is given. `spans` and
-/// `atoms` are working buffers.
-fn cut_level(
-    splitter: &Splitter,
-    text: &str,
-    (absent, outline, chars): (&[u8], Option<&Outline>, Option<&CharIndex>),
-    parents: &[Span],
-    (from, mut keep): (Option<&LevelAtoms>, Option<&mut LevelAtoms>),
-    (level, spans, atoms): (&mut LevelSpans, &mut Vec<Span>, &mut Vec<Atom>),
-) -> Result<(), ChunkError> {
-    level.parent.clear();
-    level.spans.clear();
-    level.chars.clear();
-    let prepared = splitter.prepare_without(absent, outline, chars);
-    prepared.swap_buffer(atoms);
-    for (row, parent) in parents.iter().enumerate() {
-        spans.clear();
-        let atoms = from.map(|above| {
-            let (first, last) = above.ranges[row];
-            &above.atoms[first..=last]
-        });
-        prepared.cut_with(
+/// One level of a tree being cut: its splitter readied for the text, and what it found.
+struct Stage<'s> {
+    prepared: Prepared<'s>,
+    /// Whether it starts from the atoms of the level above (see
+    /// `Splitter::shares_pieces_with`): the children of a parent then come from the parent's
+    /// paragraphs instead of a new search and measure of the parent's text.
+    from_above: bool,
+    found: LevelSpans,
+    /// One parent's chunks, before they join `found`.
+    spans: Vec<Span>,
+    /// Parents cut so far: the row of the next one in the level above.
+    parents: usize,
+}
+
+impl Stage<'_> {
+    /// Cuts this level's chunks inside `parent`, made of the level above's `atoms`, and tells
+    /// `below` of each chunk as it closes.
+    fn cut(
+        &mut self,
+        text: &str,
+        parent: Span,
+        atoms: &[Atom],
+        below: Option<&mut dyn Below>,
+    ) -> Result<(), ChunkError> {
+        let row = self.parents;
+        self.parents += 1;
+        self.spans.clear();
+        self.prepared.cut_with(
             text,
             (parent.start_byte, parent.start_char),
             parent.end_byte,
-            atoms,
-            spans,
-            keep.as_deref_mut(),
+            self.from_above.then_some(atoms),
+            &mut self.spans,
+            below,
         )?;
-        level.parent.extend(std::iter::repeat_n(row, spans.len()));
-        level
-            .spans
-            .extend(spans.iter().map(|span| (span.start_byte, span.end_byte)));
-        level
-            .chars
-            .extend(spans.iter().map(|span| (span.start_char, span.end_char)));
+        let found = &mut self.found;
+        found
+            .parent
+            .extend(std::iter::repeat_n(row, self.spans.len()));
+        found.spans.extend(
+            self.spans
+                .iter()
+                .map(|span| (span.start_byte, span.end_byte)),
+        );
+        found.chars.extend(
+            self.spans
+                .iter()
+                .map(|span| (span.start_char, span.end_char)),
+        );
+        Ok(())
     }
-    prepared.swap_buffer(atoms);
-    Ok(())
+}
+
+/// The levels below a chunk: the first cuts the chunk as soon as it closes, from its atoms
+/// while its text is in cache; each next level cuts inside the chunks of the one before in
+/// turn. A level no longer waits for the whole document's chunks above it, so no level keeps
+/// a document's atoms (a quarter to a whole text's size) for the next.
+struct Cascade<'c, 's> {
+    text: &'c str,
+    stages: &'c mut [Stage<'s>],
+}
+
+impl Below for Cascade<'_, '_> {
+    fn closed(&mut self, chunk: Span, atoms: &[Atom]) -> Result<(), ChunkError> {
+        let Some((stage, rest)) = self.stages.split_first_mut() else {
+            return Ok(());
+        };
+        if rest.is_empty() {
+            return stage.cut(self.text, chunk, atoms, None);
+        }
+        let mut below = Cascade {
+            text: self.text,
+            stages: rest,
+        };
+        stage.cut(self.text, chunk, atoms, Some(&mut below))
+    }
+}
+
+/// The buffers of one level's cut, kept per thread and reused by the next document.
+#[derive(Debug, Default)]
+struct LevelBuffers {
+    found: LevelSpans,
+    spans: Vec<Span>,
+    atoms: Vec<Atom>,
+    ranges: Vec<(usize, usize)>,
+}
+
+impl LevelBuffers {
+    fn capacity_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.found.parent.capacity() * size_of::<usize>()
+            + (self.found.spans.capacity() + self.found.chars.capacity() + self.ranges.capacity())
+                * size_of::<(usize, usize)>()
+            + self.spans.capacity() * size_of::<Span>()
+            + self.atoms.capacity() * size_of::<Atom>()
+    }
 }
 
 /// The buffers of one document's cut, kept per thread and reused by the next document.
 #[derive(Debug, Default)]
 struct Scratch {
     chars: CharIndex,
-    levels: Vec<LevelSpans>,
-    parents: Vec<Span>,
-    spans: Vec<Span>,
-    atoms: Vec<Atom>,
-    above: LevelAtoms,
-    kept: LevelAtoms,
+    levels: Vec<LevelBuffers>,
 }
 
 /// Scratch capacity, in bytes, a thread keeps after a document: a larger one (left by a long
@@ -187,26 +250,12 @@ impl Scratch {
     }
 
     fn capacity_bytes(&self) -> usize {
-        use std::mem::size_of;
-        let level_bytes: usize = self
-            .levels
-            .iter()
-            .map(|level| {
-                level.parent.capacity() * size_of::<usize>()
-                    + (level.spans.capacity() + level.chars.capacity())
-                        * size_of::<(usize, usize)>()
-            })
-            .sum();
-        let atoms = |kept: &LevelAtoms| {
-            kept.atoms.capacity() * size_of::<Atom>()
-                + kept.ranges.capacity() * size_of::<(usize, usize)>()
-        };
         self.chars.capacity_bytes()
-            + level_bytes
-            + (self.parents.capacity() + self.spans.capacity()) * size_of::<Span>()
-            + self.atoms.capacity() * size_of::<Atom>()
-            + atoms(&self.above)
-            + atoms(&self.kept)
+            + self
+                .levels
+                .iter()
+                .map(LevelBuffers::capacity_bytes)
+                .sum::<usize>()
     }
 }
 
@@ -260,90 +309,90 @@ pub fn tree_spans_outlined(
     check.dedup();
     let absent = absent_bytes(text, &check);
     let counts_chars = levels.iter().any(|level| level.sizer().counts_chars());
-    Scratch::with(|scratch| {
+    let table = Scratch::with(|scratch| {
         let Scratch {
             chars,
-            levels: found,
-            parents,
-            spans,
-            atoms,
-            above,
-            kept,
+            levels: buffers,
         } = scratch;
         if counts_chars {
             chars.rebuild(text);
         }
         let chars = counts_chars.then_some(&*chars);
-        if found.len() < levels.len() {
-            found.resize_with(levels.len(), LevelSpans::default);
+        if buffers.len() < levels.len() {
+            buffers.resize_with(levels.len(), LevelBuffers::default);
         }
-        parents.clear();
-        parents.push(Span {
+        let mut stages: Vec<Stage> = levels
+            .iter()
+            .zip(buffers.iter_mut())
+            .enumerate()
+            .map(|(depth, (splitter, buffer))| {
+                let prepared = splitter.prepare_without(&absent, outline.as_ref(), chars);
+                prepared.swap_buffers(&mut buffer.atoms, &mut buffer.ranges);
+                let mut found = std::mem::take(&mut buffer.found);
+                found.parent.clear();
+                found.spans.clear();
+                found.chars.clear();
+                Stage {
+                    prepared,
+                    from_above: depth > 0 && splitter.shares_pieces_with(levels[depth - 1]),
+                    found,
+                    spans: std::mem::take(&mut buffer.spans),
+                    parents: 0,
+                }
+            })
+            .collect();
+        let document = Span {
             start_byte: 0,
             end_byte: text.len(),
             start_char: 0,
             end_char: 0,
-        });
-        // Whether `above` holds the atoms of the level above (see
-        // `Splitter::shares_pieces_with`): the children of a parent then start from the
-        // parent's paragraphs instead of searching and measuring the parent's text again.
-        let mut shared = false;
-        for (depth, splitter) in levels.iter().enumerate() {
-            let shared_below = levels
-                .get(depth + 1)
-                .is_some_and(|lower| lower.shares_pieces_with(splitter));
-            kept.clear();
-            let level = &mut found[depth];
-            cut_level(
-                splitter,
-                text,
-                (&absent, outline.as_ref(), chars),
-                parents,
-                (
-                    Some(&*above).filter(|above| shared && !above.abandoned),
-                    shared_below.then_some(&mut *kept),
-                ),
-                (level, spans, atoms),
-            )?;
-            std::mem::swap(above, kept);
-            shared = shared_below;
-            parents.clear();
-            parents.extend(level.spans.iter().zip(&level.chars).map(
-                |(&(start_byte, end_byte), &(start_char, end_char))| Span {
-                    start_byte,
-                    end_byte,
-                    start_char,
-                    end_char,
-                },
-            ));
-        }
-        let found = &found[..levels.len()];
-        let mut table = SpanTable {
-            records: Vec::with_capacity(found.iter().map(|level| level.spans.len()).sum()),
         };
-        for (depth, level) in found.iter().enumerate() {
-            let number = (levels.len() - 1 - depth) as i64;
-            for (index, ((&(start_byte, end_byte), &(start_char, end_char)), &parent)) in level
-                .spans
-                .iter()
-                .zip(&level.chars)
-                .zip(&level.parent)
-                .enumerate()
-            {
-                let parent = if depth == 0 { -1 } else { parent as i64 };
-                table.records.push(SpanRecord([
-                    number,
-                    index as i64,
-                    parent,
-                    start_byte as i64,
-                    end_byte as i64,
-                    start_char as i64,
-                    end_char as i64,
-                ]));
-            }
+        let cut = Cascade {
+            text,
+            stages: &mut stages,
         }
-        Ok((table, outline))
-    })
+        .closed(document, &[]);
+        let table = cut.map(|()| {
+            let mut table = SpanTable {
+                records: Vec::with_capacity(
+                    stages.iter().map(|stage| stage.found.spans.len()).sum(),
+                ),
+            };
+            for (depth, stage) in stages.iter().enumerate() {
+                let number = (levels.len() - 1 - depth) as i64;
+                let level = &stage.found;
+                for (index, ((&(start_byte, end_byte), &(start_char, end_char)), &parent)) in level
+                    .spans
+                    .iter()
+                    .zip(&level.chars)
+                    .zip(&level.parent)
+                    .enumerate()
+                {
+                    let parent = if depth == 0 { -1 } else { parent as i64 };
+                    table.records.push(SpanRecord([
+                        number,
+                        index as i64,
+                        parent,
+                        start_byte as i64,
+                        end_byte as i64,
+                        start_char as i64,
+                        end_char as i64,
+                    ]));
+                }
+            }
+            table
+        });
+        // The buffers go back to the scratch, whatever the outcome.
+        for (stage, buffer) in stages.into_iter().zip(buffers.iter_mut()) {
+            stage
+                .prepared
+                .swap_buffers(&mut buffer.atoms, &mut buffer.ranges);
+            buffer.found = stage.found;
+            buffer.spans = stage.spans;
+        }
+        table
+    })?;
+    Ok((table, outline))
 }
 
 /// Refuses overlapping parents: children of two overlapping parents would repeat each other
