@@ -994,8 +994,6 @@ pub(crate) struct AtomSink<'t, 'o, 'b> {
     /// Atom count at which the merger is asked to close chunks again. Markdown holds every
     /// atom of the range: where a section ends is only known at its end.
     flush_at: usize,
-    /// The least `flush_at`.
-    flush_every: usize,
 }
 
 /// An [`AtomSink`]'s buffers, handed back for the next cut: atoms and atom ranges.
@@ -1003,11 +1001,6 @@ type SinkBuffers = (Vec<Atom>, Vec<(usize, usize)>);
 
 /// Atoms held before the merger closes the chunks they determine.
 const FLUSH_AT: usize = 4096;
-
-/// [`FLUSH_AT`] when a level below waits for the chunks: their text, a few hundred atoms
-/// back, is still in the L2 cache when their children are cut (the corpus repeated to 40 MB:
-/// 1.8 GB/s against 1.5 with 4096).
-const FLUSH_BELOW_AT: usize = 256;
 
 impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
     fn new(
@@ -1023,11 +1016,6 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
     ) -> Self {
         atoms.clear();
         ranges.clear();
-        let flush_every = match (outline, &below) {
-            (Some(_), _) => usize::MAX,
-            (None, Some(_)) => FLUSH_BELOW_AT,
-            (None, None) => FLUSH_AT,
-        };
         Self {
             splitter,
             text,
@@ -1044,8 +1032,11 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
             below,
             ranges,
             failed: None,
-            flush_at: flush_every,
-            flush_every,
+            flush_at: if outline.is_some() {
+                usize::MAX
+            } else {
+                FLUSH_AT
+            },
         }
     }
 
@@ -1079,7 +1070,7 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
         // A chunk still open over many atoms is not rescanned at every push: wait for as
         // many new atoms again (linear however large the chunk size).
         if self.flush_at != usize::MAX {
-            self.flush_at = self.flush_every.max(2 * self.atoms.len());
+            self.flush_at = FLUSH_AT.max(2 * self.atoms.len());
         }
     }
 
