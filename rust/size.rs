@@ -227,6 +227,12 @@ impl CharIndex {
         fill_blocks(&mut self.blocks, bytes);
     }
 
+    /// Whether the text is ASCII (every byte a char).
+    #[must_use]
+    pub fn is_ascii(&self) -> bool {
+        self.ascii
+    }
+
     /// Bytes of memory it holds.
     #[must_use]
     pub fn capacity_bytes(&self) -> usize {

@@ -704,8 +704,9 @@ impl Splitter {
             return crate::pack::pack_graphemes(self, text, start, end, sink);
         }
         let region = &text[start..end];
+        // A text its char index found ASCII needs no second look.
         if self.sizer.ascii_is_one_unit()
-            && region.is_ascii()
+            && (sink.chars.is_some_and(CharIndex::is_ascii) || region.is_ascii())
             && (sink.lacks_cr || memchr::memchr(b'\r', region.as_bytes()).is_none())
         {
             // ASCII without "\r" (CR LF is the one multi-char ASCII grapheme): every byte is
