@@ -495,6 +495,67 @@ mod tests {
         Splitter::new(SplitterConfig::new(chunk_size), Unit::Char).unwrap()
     }
 
+    /// Chars, except that "é" weighs 5: a child level of 3 cannot hold it.
+    #[derive(Debug)]
+    struct Heavy;
+
+    impl crate::Sizer for Heavy {
+        fn size(&self, text: &str) -> usize {
+            text.chars()
+                .map(|character| if character == 'é' { 5 } else { 1 })
+                .sum()
+        }
+
+        fn is_additive(&self) -> bool {
+            true
+        }
+
+        fn name(&self) -> &'static str {
+            "heavy"
+        }
+    }
+
+    #[test]
+    fn an_error_below_stops_the_tree_and_the_next_text_is_cut_anew() {
+        let parent = Splitter::with_sizer(SplitterConfig::new(40), Box::new(Heavy)).unwrap();
+        let child = Splitter::with_sizer(SplitterConfig::new(3), Box::new(Heavy)).unwrap();
+        assert!(child.shares_pieces_with(&parent));
+        for levels in [vec![&parent, &child], vec![&parent, &parent, &child]] {
+            let error = tree_spans(&levels, "ab cd\n\nef é gh\n\nij kl").unwrap_err();
+            assert!(
+                matches!(
+                    error,
+                    ChunkError::Unsplittable {
+                        character: 'é',
+                        position: 10,
+                        size: 5,
+                        chunk_size: 3
+                    }
+                ),
+                "{error:?}"
+            );
+            // The buffers the failed cut held are back and empty for the next text.
+            let table = tree_spans(&levels, "ab cd").unwrap();
+            let texts: Vec<(i64, &str)> = table
+                .records
+                .iter()
+                .map(|record| {
+                    (
+                        record.0[0],
+                        &"ab cd"[record.0[3] as usize..record.0[4] as usize],
+                    )
+                })
+                .collect();
+            let top = i64::try_from(levels.len()).unwrap() - 1;
+            let mut expected = vec![(top, "ab cd")];
+            if top == 2 {
+                expected.push((1, "ab cd"));
+            }
+            expected.extend([(0, "ab"), (0, "cd")]);
+            assert_eq!(texts, expected);
+        }
+    }
+
     #[test]
     fn two_levels_nest() {
         let text = "é one two three\n\nfour five six seven";
