@@ -65,8 +65,8 @@ unsafe impl Element for SpanRecord {
 }
 
 /// A span table as a numpy structured array, one row per chunk, fields [`SPAN_COLUMNS`]: the
-/// table's memory becomes the array's, no copy (a view of an (n, 7) int array cost numpy
-/// about 0.8 us per call, a third of `spans` on a short document).
+/// table's memory becomes the array's, no copy (viewing an (n, 7) int array as records cost
+/// numpy about 0.8 us per call, two fifths of `spans` on a short document).
 fn table_to_numpy(py: Python<'_>, table: SpanTable) -> Bound<'_, PyArray1<SpanRecord>> {
     table.records.into_pyarray(py)
 }
@@ -346,9 +346,9 @@ fn worker_count(workers: Option<i64>) -> PyResult<Option<usize>> {
     }
 }
 
-/// The levels of a chunker, top first, held by the core: each call passes only its texts (a
-/// list of splitters extracted and cloned per call cost about 0.2 us, a fifth of `spans` on a
-/// short document).
+/// The levels of a chunker, top first, held by the core: each call passes only its texts.
+/// With the list of splitters passed, extracted and checked on every call, `spans` of a short
+/// text took 1.04 us; through a `Tree` the chunker keeps, 0.56 us.
 #[pyclass(frozen, name = "Tree", module = "spanchunk._core")]
 pub struct PyTree {
     levels: Vec<Arc<Splitter>>,

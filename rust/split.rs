@@ -34,8 +34,8 @@
 //!   baseline; `target-cpu=x86-64-v2` (hardware popcount) gained only 3% more, not worth
 //!   narrowing the wheels' CPUs. The index's own build does use the instruction, picked at
 //!   run time (`size.rs`).
-//! - Then, each step measured with the same divan job (ms, gutenberg / markdown-en /
-//!   markdown-zh): trimming walks ASCII bytes instead of decoding chars (most pieces end in
+//! - Then, each step timed by a loop over the same job (best pass over each folder, ms,
+//!   gutenberg / markdown-en / markdown-zh): trimming walks ASCII bytes instead of decoding chars (most pieces end in
 //!   their separator's line breaks): 1.76 / 0.82 / 0.53 -> 1.65 / 0.78 / 0.50; working
 //!   buffers kept per thread across documents (`tree.rs`): 1.42 / 0.62 / 0.42; the index
 //!   built with hardware popcount: 1.38 / 0.59 / 0.38; gaps of a few bytes counted directly

@@ -1,7 +1,9 @@
 """Span plumbing shared by the chunkers: level-by-level trees and custom strategies' spans.
 
-Every function here returns or consumes the core's (n, 7) int64 layout (``SPAN_COLUMNS``):
-rows grouped by level, the top level first, each level in document order.
+Rows are grouped by level, the top level first, each level in document order, with the
+columns of ``SPAN_COLUMNS``: as a structured array (``SPAN_DTYPE``, what ``spans`` returns and
+the core builds) or as its (n, 7) int64 view (what the custom-level path and
+``_core.build_chunks`` work with).
 """
 
 from __future__ import annotations
