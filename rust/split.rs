@@ -514,16 +514,9 @@ impl Splitter {
         let bytes = text.as_bytes();
         let mut content_start = start;
         while content_start < limit {
-            let byte = bytes[content_start];
-            let width = if byte.is_ascii() {
-                usize::from(is_ascii_space(byte))
-            } else {
-                text[content_start..limit]
-                    .chars()
-                    .next()
-                    .filter(|&character| is_whitespace(character))
-                    .map_or(0, char::len_utf8)
-            };
+            let width = space_width(bytes[content_start], || {
+                text[content_start..limit].chars().next()
+            });
             if width == 0 {
                 break;
             }
@@ -531,16 +524,9 @@ impl Splitter {
         }
         let mut content_end = limit;
         while content_end > content_start {
-            let byte = bytes[content_end - 1];
-            let width = if byte.is_ascii() {
-                usize::from(is_ascii_space(byte))
-            } else {
-                text[content_start..content_end]
-                    .chars()
-                    .next_back()
-                    .filter(|&character| is_whitespace(character))
-                    .map_or(0, char::len_utf8)
-            };
+            let width = space_width(bytes[content_end - 1], || {
+                text[content_start..content_end].chars().next_back()
+            });
             if width == 0 {
                 break;
             }
@@ -765,6 +751,19 @@ impl Splitter {
         }
         run.flush(self, text, sink);
         Ok(())
+    }
+}
+
+/// The width in bytes of the whitespace char at an edge of a region, 0 when that char is not
+/// whitespace: `byte` is the edge byte, and a non-ASCII one has its char decoded by `decode`.
+#[inline]
+fn space_width(byte: u8, decode: impl FnOnce() -> Option<char>) -> usize {
+    if byte.is_ascii() {
+        usize::from(is_ascii_space(byte))
+    } else {
+        decode()
+            .filter(|&character| is_whitespace(character))
+            .map_or(0, char::len_utf8)
     }
 }
 
