@@ -219,10 +219,19 @@ impl CharIndex {
         // loop, so it alone is compiled a second time with the instruction, and picked at run
         // time.
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("popcnt") {
-            // SAFETY: the CPU running this has the instruction (checked just above).
-            unsafe { fill_blocks_popcnt(&mut self.blocks, bytes) };
-            return;
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("popcnt")
+            {
+                // SAFETY: the CPU running this has both extensions (checked just above).
+                unsafe { fill_blocks_avx2(&mut self.blocks, bytes) };
+                return;
+            }
+            if std::arch::is_x86_feature_detected!("popcnt") {
+                // SAFETY: the CPU running this has the instruction (checked just above).
+                unsafe { fill_blocks_popcnt(&mut self.blocks, bytes) };
+                return;
+            }
         }
         fill_blocks(&mut self.blocks, bytes);
     }
@@ -272,13 +281,16 @@ fn fill_blocks(blocks: &mut Vec<(u64, u64)>, bytes: &[u8]) {
         blocks.push((before, mask));
         before += u64::from(mask.count_ones());
     }
-    let tail = whole
-        .remainder()
-        .iter()
+    blocks.push((before, tail_mask(whole.remainder())));
+}
+
+/// The char-start mask of the last, partial block.
+#[inline]
+fn tail_mask(tail: &[u8]) -> u64 {
+    tail.iter()
         .enumerate()
         .filter(|&(_, &byte)| is_char_start(byte))
-        .fold(0_u64, |mask, (offset, _)| mask | (1 << offset));
-    blocks.push((before, tail));
+        .fold(0_u64, |mask, (offset, _)| mask | (1 << offset))
 }
 
 /// [`fill_blocks`] with the popcount instruction.
@@ -286,6 +298,37 @@ fn fill_blocks(blocks: &mut Vec<(u64, u64)>, bytes: &[u8]) {
 #[target_feature(enable = "popcnt")]
 fn fill_blocks_popcnt(blocks: &mut Vec<(u64, u64)>, bytes: &[u8]) {
     fill_blocks(blocks, bytes);
+}
+
+/// [`fill_blocks`] with AVX2 (32 bytes per compare: the build takes a quarter fewer
+/// instructions than with SSE2) and the popcount instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+fn fill_blocks_avx2(blocks: &mut Vec<(u64, u64)>, bytes: &[u8]) {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpgt_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8,
+    };
+    let mut before = 0_u64;
+    let mut whole = bytes.chunks_exact(64);
+    for block in &mut whole {
+        // SAFETY: AVX2 is enabled for this function, which runs only where the CPU has it;
+        // each load reads 32 bytes of `block`, a slice of exactly 64 bytes (unaligned loads
+        // are allowed).
+        #[allow(clippy::cast_sign_loss, clippy::cast_ptr_alignment)]
+        let (low, high) = unsafe {
+            let floor = _mm256_set1_epi8(-0x41);
+            let low = _mm256_loadu_si256(block.as_ptr().cast::<__m256i>());
+            let high = _mm256_loadu_si256(block.as_ptr().add(32).cast::<__m256i>());
+            (
+                _mm256_movemask_epi8(_mm256_cmpgt_epi8(low, floor)) as u32,
+                _mm256_movemask_epi8(_mm256_cmpgt_epi8(high, floor)) as u32,
+            )
+        };
+        let mask = u64::from(low) | (u64::from(high) << 32);
+        blocks.push((before, mask));
+        before += u64::from(mask.count_ones());
+    }
+    blocks.push((before, tail_mask(whole.remainder())));
 }
 
 /// Bit `i` set when `block[i]` (64 bytes) starts a char: SSE2 (every x86-64 CPU) compares 16
@@ -407,6 +450,30 @@ mod tests {
                     .fold(0_u64, |mask, offset| mask | (1 << offset));
                 assert_eq!(start_mask(block), expected);
                 assert_eq!(start_mask_portable(block), expected);
+            }
+            // Every build of the blocks agrees with the baseline one (the index above used
+            // the best this CPU has).
+            let mut baseline = Vec::new();
+            fill_blocks(&mut baseline, text.as_bytes());
+            if !index.is_ascii() {
+                assert_eq!(index.blocks, baseline);
+            }
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("popcnt") {
+                    let mut blocks = Vec::new();
+                    // SAFETY: the CPU has the instruction (checked just above).
+                    unsafe { fill_blocks_popcnt(&mut blocks, text.as_bytes()) };
+                    assert_eq!(blocks, baseline);
+                }
+                if std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("popcnt")
+                {
+                    let mut blocks = Vec::new();
+                    // SAFETY: the CPU has both extensions (checked just above).
+                    unsafe { fill_blocks_avx2(&mut blocks, text.as_bytes()) };
+                    assert_eq!(blocks, baseline);
+                }
             }
         }
     }

@@ -46,9 +46,32 @@
 //!   pass less, about 23 us on markdown-en, but four more compares per 16 bytes would about
 //!   double the build's 31 us); a hardware popcount for the look-ups (only by compiling the
 //!   whole engine for x86-64-v2, see above).
-//! - Where the time goes now (perf, markdown-en): the recursive piece handling (trim, size,
+//! - Where the time went then (perf, markdown-en): the recursive piece handling (trim, size,
 //!   push) about 35%, separator search about 30% (the parent level's blank-line pass over
 //!   every document is a sixth of it), merging 6%, the index build 6%, the byte check 4%.
+//! - Then, counted in instructions (callgrind, one pass of the same job, markdown-en /
+//!   markdown-zh; repeatable where timings here are +-2%): 10.08 M / 6.32 M. A trimmed edge on
+//!   a byte that no non-ASCII whitespace begins or ends with is not decoded
+//!   (`SPACE_EDGE_BYTES`); the gap before an atom is the difference of two char offsets, the
+//!   last atom's end char being remembered, instead of a count of the gap's bytes (42
+//!   instructions per gap): 9.90 / 6.26; the separator masks of a text from a per-byte table
+//!   built with the splitter (600 instructions per level and text before): 9.88 / 6.16; the
+//!   char index built with AVX2 where the CPU has it (`size.rs`): 9.73 / 6.02. Best pass
+//!   in ms, gutenberg / markdown-en / markdown-zh: 1.245 / 0.537 / 0.358 -> 1.207 / 0.530 /
+//!   0.340.
+//! - Tried and dropped: skipping the popcount of an all-ASCII block in the index look-up
+//!   (a branch per look-up: markdown-en 0.537 -> 0.564 ms); handing the child level the
+//!   gaps the parent level measured (no change: the remembered end char already covers the
+//!   parent level, and the child level's gaps are few).
+//! - The spans bar on the Markdown folders (25x semantic-text-splitter: about 0.28 ms for
+//!   markdown-en's 1.2 MB in the core, Python's per-call cost taken off) is out of this
+//!   design's reach: a minimal loop of the same algorithm, written for this one job (blank
+//!   lines, then lines, tuple atoms, no settings, no trimming of non-ASCII) takes 0.35 ms,
+//!   and the engine 0.53. Every paragraph becomes an atom at both levels (53 per file, 32
+//!   children per file). Getting there needs cut points found without an atom per piece:
+//!   from the char `chunk_size` past a chunk's start, search back for the coarsest boundary
+//!   (valid for separators that cannot overlap or are all whitespace), with the separator
+//!   bytes read once into bit masks so that the back-search is bit arithmetic.
 //! - Token sizers: graphemes measured one by one and packed by `pack.rs` (one exact count
 //!   per run) instead of re-measuring a growing run for every grapheme, which was quadratic.
 
@@ -208,6 +231,11 @@ pub struct Splitter {
     /// those many texts lack ("\r", the lead bytes of CJK punctuation).
     first_bytes: Vec<u8>,
     rare_first_bytes: Vec<u8>,
+    /// Per separator level, the mask of all its patterns (see `Searcher::mask`).
+    all_patterns: Vec<u64>,
+    /// Per byte of any separator (sorted), per level, the patterns a text lacking it cannot
+    /// hold.
+    ruled_out: Vec<(u8, Vec<u64>)>,
     /// Every literal separator of every level, for overlap boundaries.
     any_separator: Option<AhoCorasick>,
     longest_separator: usize,
@@ -314,12 +342,29 @@ impl Splitter {
             Some(build_automaton(all.iter().copied())?)
         };
         let longest_separator = all.iter().map(|sep| sep.len()).max().unwrap_or(0);
+        let all_patterns: Vec<u64> = levels.iter().map(|level| level.mask(|_| false)).collect();
+        let mut separator_bytes: Vec<u8> = all.iter().flat_map(|sep| sep.bytes()).collect();
+        separator_bytes.sort_unstable();
+        separator_bytes.dedup();
+        let ruled_out = separator_bytes
+            .into_iter()
+            .map(|byte| {
+                let out = levels
+                    .iter()
+                    .zip(&all_patterns)
+                    .map(|(level, all)| all & !level.mask(|other| other == byte))
+                    .collect();
+                (byte, out)
+            })
+            .collect();
         Ok(Self {
             config,
             sizer,
             levels,
             first_bytes,
             rare_first_bytes,
+            all_patterns,
+            ruled_out,
             any_separator,
             longest_separator,
         })
@@ -467,21 +512,24 @@ impl Splitter {
         outline: Option<&'s Outline>,
         chars: Option<&'s CharIndex>,
     ) -> Prepared<'s> {
-        // A byte table: `absent.contains` per needle byte cost about 0.2 us per level, a
-        // tenth of the whole call on a short text.
-        let mut lacks = [false; 256];
-        for &byte in absent {
-            lacks[usize::from(byte)] = true;
+        // Per absent byte, the patterns it rules out, found at construction: checking every
+        // needle byte against the absent ones here cost about 600 instructions per level
+        // and text (2% of the engine on markdown-zh's short files).
+        let mut masks = self.all_patterns.clone();
+        for byte in absent {
+            if let Ok(row) = self
+                .ruled_out
+                .binary_search_by_key(byte, |&(candidate, _)| candidate)
+            {
+                for (mask, out) in masks.iter_mut().zip(&self.ruled_out[row].1) {
+                    *mask &= !out;
+                }
+            }
         }
-        let masks = self
-            .levels
-            .iter()
-            .map(|level| level.mask(|byte| lacks[usize::from(byte)]))
-            .collect();
         Prepared {
             splitter: self,
             masks,
-            lacks_cr: lacks[usize::from(b'\r')],
+            lacks_cr: absent.contains(&b'\r'),
             buffers: RefCell::default(),
             ranges: RefCell::default(),
             outline: outline.filter(|_| self.is_markdown()).map(Cow::Borrowed),
@@ -578,15 +626,26 @@ impl Splitter {
             return Ok(());
         };
         let content = &text[content_start..content_end];
-        let size = match sink.chars {
-            Some(index) => Some(index.count(content_start, content_end)),
+        // With a char index, the piece's start char too: the gap before it is then one
+        // subtraction (see `AtomSink::push_counted`).
+        let (size, start_char) = match sink.chars {
+            Some(index) => {
+                let start_char = index.chars_before(content_start);
+                (
+                    Some(index.chars_before(content_end) - start_char),
+                    Some(start_char),
+                )
+            }
             // A piece that is certainly too big is not measured (the whole document, at
             // first).
-            None => (self.sizer.lower_bound(content) <= self.config.chunk_size)
-                .then(|| self.sizer.size(content)),
+            None => (
+                (self.sizer.lower_bound(content) <= self.config.chunk_size)
+                    .then(|| self.sizer.size(content)),
+                None,
+            ),
         };
         if let Some(size) = size.filter(|&size| size <= self.config.chunk_size) {
-            sink.push(content_start, content_end, size, level);
+            sink.push_counted(content_start, content_end, size, level, start_char);
             return Ok(());
         }
         let structure = self.structure_levels();
@@ -760,12 +819,34 @@ impl Splitter {
 fn space_width(byte: u8, decode: impl FnOnce() -> Option<char>) -> usize {
     if byte.is_ascii() {
         usize::from(is_ascii_space(byte))
-    } else {
+    } else if SPACE_EDGE_BYTES[usize::from(byte)] {
         decode()
             .filter(|&character| is_whitespace(character))
             .map_or(0, char::len_utf8)
+    } else {
+        0
     }
 }
+
+/// The bytes that can begin or end a non-ASCII whitespace char (U+0085, U+00A0, U+1680,
+/// U+2000..=U+200A, U+2028, U+2029, U+202F, U+205F, U+3000): first bytes C2, E1, E2, E3;
+/// last bytes 80..=8A, 9F, A0, A8, A9, AF. A piece edge on any other non-ASCII byte is not
+/// whitespace and is not decoded (most edges of CJK text).
+static SPACE_EDGE_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0x80;
+    while byte <= 0x8a {
+        table[byte] = true;
+        byte += 1;
+    }
+    let others = [0x9f, 0xa0, 0xa8, 0xa9, 0xaf, 0xc2, 0xe1, 0xe2, 0xe3];
+    let mut index = 0;
+    while index < others.len() {
+        table[others[index]] = true;
+        index += 1;
+    }
+    table
+};
 
 /// Which of `candidates` do not occur in `text`, in one pass over it: the text is read in
 /// blocks that stay in the L1/L2 cache, each searched (`memchr3`, three bytes at a time) for
@@ -984,6 +1065,8 @@ pub(crate) struct AtomSink<'t, 'o, 'b> {
     additive: bool,
     /// The heading level of the section whose first atom comes next (0: none).
     pending_heading: u8,
+    /// (byte, char) offsets of the end of the atom pushed last, when known.
+    last_end: (usize, usize),
     merger: Merger<'t>,
     out: &'o mut Vec<Span>,
     below: Option<&'o mut (dyn Below + 'b)>,
@@ -1027,6 +1110,7 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
             chars,
             additive: splitter.sizer.is_additive(),
             pending_heading: 0,
+            last_end: (usize::MAX, 0),
             merger,
             out,
             below,
@@ -1074,12 +1158,14 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
         }
     }
 
+    #[inline]
     fn size_of(&self, start: usize, end: usize) -> usize {
         match self.chars {
             // Most gaps are a separator's few bytes: counting them beats two look-ups.
-            Some(_) if end - start < 8 => {
-                crate::size::count_chars(&self.text.as_bytes()[start..end])
-            }
+            Some(_) if end - start < 8 => self.text.as_bytes()[start..end]
+                .iter()
+                .filter(|&&byte| crate::size::is_char_start(byte))
+                .count(),
             Some(index) => index.count(start, end),
             None => self.splitter.sizer.size(&self.text[start..end]),
         }
@@ -1114,8 +1200,40 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
         self.pending_blank.get_or_insert(start);
     }
 
-    fn push(&mut self, mut start: usize, end: usize, mut size: usize, depth: usize) {
+    fn push(&mut self, start: usize, end: usize, size: usize, depth: usize) {
+        self.push_counted(start, end, size, depth, None);
+    }
+
+    /// The size of the gap `text[from..to]` before an atom that starts at char `to_char`
+    /// (when known): with a char index, the difference of the two char offsets, the end
+    /// char of the atom pushed last being remembered (counting the gap's bytes cost a tenth
+    /// of the engine on markdown-zh, whose gaps are mostly a blank line).
+    #[inline]
+    fn gap_size(&self, from: usize, to: usize, to_char: Option<usize>) -> usize {
+        match (self.chars, to_char) {
+            (Some(index), Some(to_char)) => {
+                let from_char = if self.last_end.0 == from {
+                    self.last_end.1
+                } else {
+                    index.chars_before(from)
+                };
+                to_char - from_char
+            }
+            _ => self.size_of(from, to),
+        }
+    }
+
+    /// [`AtomSink::push`] of an atom whose start char is `start_char`, when known.
+    fn push_counted(
+        &mut self,
+        mut start: usize,
+        end: usize,
+        mut size: usize,
+        depth: usize,
+        mut start_char: Option<usize>,
+    ) {
         let chunk_size = self.splitter.config.chunk_size;
+        let end_char = start_char.map(|start_char| start_char + size);
         // A section's first atom never joins the atom before it (see `markdown::may_join`).
         let heading = std::mem::take(&mut self.pending_heading);
         let additive = self.additive;
@@ -1128,13 +1246,18 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
             if grown <= chunk_size {
                 start = blank_start;
                 size = grown;
+                start_char = None;
             }
         }
         // Non-additive sizers get the gap's size too: `pack.rs` sums it into estimates.
         let lead_gap = match self.atoms.last() {
-            Some(last) if last.end < start => self.size_of(last.end, start),
+            Some(last) if last.end < start => self.gap_size(last.end, start, start_char),
             _ => 0,
         };
+        // Whether the atom joins the one before or not, its end char is this.
+        if let Some(end_char) = end_char {
+            self.last_end = (end, end_char);
+        }
         if let Some(last) = self.atoms.last().filter(|_| heading == 0) {
             if last.size < self.splitter.config.min_chunk_size {
                 let joined = self.joined_size(last, lead_gap, end, size);
@@ -1225,6 +1348,44 @@ mod tests {
 
     fn sized(chunk_size: usize) -> SplitterConfig {
         SplitterConfig::new(chunk_size)
+    }
+
+    #[test]
+    fn space_edge_bytes_hold_every_whitespace_edge() {
+        // Every non-ASCII whitespace char begins and ends on a byte of the table, so an edge
+        // on any other byte is rightly left undecoded.
+        for character in (0x80..=0x10_ffff).filter_map(char::from_u32) {
+            if !is_whitespace(character) {
+                continue;
+            }
+            let mut encoded = [0_u8; 4];
+            let bytes = character.encode_utf8(&mut encoded).as_bytes();
+            for edge in [bytes[0], bytes[bytes.len() - 1]] {
+                assert!(SPACE_EDGE_BYTES[usize::from(edge)], "{character:?}");
+            }
+        }
+        assert_eq!(Splitter::trimmed("\u{3000}中\u{2009}", 0, 9), (3, 6));
+        assert_eq!(Splitter::trimmed("。\u{a0}", 0, 5), (0, 3));
+    }
+
+    #[test]
+    fn masks_drop_exactly_the_patterns_with_an_absent_byte() {
+        let mut config = SplitterConfig::new(10);
+        config
+            .separators
+            .push(vec!["x\r".to_owned(), "。y".to_owned(), "z".to_owned()]);
+        let splitter = Splitter::new(config, Unit::Char).unwrap();
+        let absents: [&[u8]; 5] = [b"", b"\r", b"\r\xe3", b"\xe3\xef\r. ,", b"qz"];
+        for absent in absents {
+            let prepared = splitter.prepare_without(absent, None, None);
+            let expected: Vec<u64> = splitter
+                .levels
+                .iter()
+                .map(|level| level.mask(|byte| absent.contains(&byte)))
+                .collect();
+            assert_eq!(prepared.masks, expected, "{absent:?}");
+            assert_eq!(prepared.lacks_cr, absent.contains(&b'\r'));
+        }
     }
 
     #[test]
