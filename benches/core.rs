@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use _core::token::{forget_counts, TokenSizer};
+use _core::tree::tree_spans_by_atoms;
 use _core::{tree_spans, Splitter, SplitterConfig, Unit};
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
@@ -117,6 +118,20 @@ fn tree_spans_2000_400(bencher: Bencher, name: &str) {
     bencher.counter(BytesCount::new(folder.bytes)).bench(|| {
         for text in &folder.texts {
             let table = tree_spans(&[&parent, &child], black_box(text)).expect("char sizes");
+            black_box(table);
+        }
+    });
+}
+
+/// The same job by the atom engine alone (no seeking; see `rust/seek.rs`).
+#[divan::bench(args = folder_names())]
+fn tree_spans_by_atoms_2000_400(bencher: Bencher, name: &str) {
+    let folder = folder(name);
+    let (parent, child) = (splitter(2000), splitter(400));
+    bencher.counter(BytesCount::new(folder.bytes)).bench(|| {
+        for text in &folder.texts {
+            let table =
+                tree_spans_by_atoms(&[&parent, &child], black_box(text)).expect("char sizes");
             black_box(table);
         }
     });

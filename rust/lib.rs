@@ -14,6 +14,7 @@ pub mod merge;
 mod pack;
 mod pretoken;
 mod search;
+mod seek;
 pub mod size;
 pub mod span;
 pub mod split;

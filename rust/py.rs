@@ -269,6 +269,12 @@ impl PySplitter {
         self.inner.config().structure.name()
     }
 
+    /// Whether a tree of such levels finds its chunks by seeking rather than from atoms.
+    #[getter]
+    fn seekable(&self) -> bool {
+        self.inner.seekable()
+    }
+
     #[getter]
     fn unit(&self) -> &'static str {
         self.inner.sizer().name()
@@ -383,6 +389,17 @@ impl PyTree {
         text: PyBackedStr,
     ) -> PyResult<Bound<'py, PyArray1<SpanRecord>>> {
         let table = py.detach(|| engine(|| tree::tree_spans(&self.borrowed(), &text)))?;
+        Ok(table_to_numpy(py, table))
+    }
+
+    /// `spans` by the atom engine alone, never by seeking: the reference that seeking is
+    /// tested against.
+    fn spans_by_atoms<'py>(
+        &self,
+        py: Python<'py>,
+        text: PyBackedStr,
+    ) -> PyResult<Bound<'py, PyArray1<SpanRecord>>> {
+        let table = py.detach(|| engine(|| tree::tree_spans_by_atoms(&self.borrowed(), &text)))?;
         Ok(table_to_numpy(py, table))
     }
 

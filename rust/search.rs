@@ -84,6 +84,15 @@ impl Searcher {
         }
     }
 
+    /// Its patterns, in the order of the bits of [`Searcher::mask`] (none for an automaton).
+    pub(crate) fn patterns(&self) -> impl Iterator<Item = &[u8]> {
+        let finders: &[Finder<'static>] = match self {
+            Self::Finders(finders) => finders,
+            Self::Automaton(_) => &[],
+        };
+        finders.iter().map(Finder::needle)
+    }
+
     /// Calls `found(start, end)` for every match in `haystack`, in order, searching only the
     /// patterns whose bit is set in `enabled` (see [`Searcher::mask`]); true when anything
     /// matched. Streaming: memory stays flat however many matches a text holds (10 MB of

@@ -236,6 +236,8 @@ pub struct Splitter {
     /// Per byte of any separator (sorted), per level, the patterns a text lacking it cannot
     /// hold.
     ruled_out: Vec<(u8, Vec<u64>)>,
+    /// Whether its chunks can be found by seeking (`seek.rs`).
+    seekable: bool,
     /// Every literal separator of every level, for overlap boundaries.
     any_separator: Option<AhoCorasick>,
     longest_separator: usize,
@@ -357,6 +359,19 @@ impl Splitter {
                 (byte, out)
             })
             .collect();
+        let seekable = config.structure == Structure::Plain
+            && config.trim
+            && config.overlap == 0
+            && config.min_chunk_size == 0
+            && config.keep_separator != KeepSeparator::Start
+            && sizer.counts_chars()
+            && levels
+                .iter()
+                .all(|level| matches!(level, Searcher::Finders(_)))
+            && config.separators.iter().all(|level| {
+                level.iter().all(|sep| crate::seek::is_blank(sep))
+                    || crate::seek::cannot_overlap(level)
+            });
         Ok(Self {
             config,
             sizer,
@@ -365,6 +380,7 @@ impl Splitter {
             rare_first_bytes,
             all_patterns,
             ruled_out,
+            seekable,
             any_separator,
             longest_separator,
         })
@@ -470,6 +486,46 @@ impl Splitter {
             && self.sizer.identity() == upper.sizer.identity()
     }
 
+    /// Whether its chunks can be found by seeking instead of from atoms (`seek.rs`): sizes in
+    /// chars, trimmed, no overlap, no joining of small pieces, plain text, the separator
+    /// not at the start of its piece, and every separator level such that searching back
+    /// finds the boundaries the forward search finds (see `seek::cannot_overlap`).
+    #[must_use]
+    pub fn seekable(&self) -> bool {
+        self.seekable
+    }
+
+    /// Number of literal separator levels.
+    pub(crate) fn literal_levels(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// The patterns of literal level `level`, in the order of the bits of its mask (none
+    /// for a level searched by an automaton, which is never seekable).
+    pub(crate) fn level_patterns(&self, level: usize) -> impl Iterator<Item = &[u8]> {
+        self.levels[level].patterns()
+    }
+
+    /// Per literal level, the mask of the patterns that can occur in a text lacking the
+    /// bytes in `absent`.
+    pub(crate) fn masks_without(&self, absent: &[u8]) -> Vec<u64> {
+        // Per absent byte, the patterns it rules out, found at construction: checking every
+        // needle byte against the absent ones here cost about 600 instructions per level
+        // and text (2% of the engine on markdown-zh's short files).
+        let mut masks = self.all_patterns.clone();
+        for byte in absent {
+            if let Ok(row) = self
+                .ruled_out
+                .binary_search_by_key(byte, |&(candidate, _)| candidate)
+            {
+                for (mask, out) in masks.iter_mut().zip(&self.ruled_out[row].1) {
+                    *mask &= !out;
+                }
+            }
+        }
+        masks
+    }
+
     /// Whether this splitter cuts at Markdown structure (and needs the text's [`Outline`]).
     #[must_use]
     pub fn is_markdown(&self) -> bool {
@@ -512,23 +568,9 @@ impl Splitter {
         outline: Option<&'s Outline>,
         chars: Option<&'s CharIndex>,
     ) -> Prepared<'s> {
-        // Per absent byte, the patterns it rules out, found at construction: checking every
-        // needle byte against the absent ones here cost about 600 instructions per level
-        // and text (2% of the engine on markdown-zh's short files).
-        let mut masks = self.all_patterns.clone();
-        for byte in absent {
-            if let Ok(row) = self
-                .ruled_out
-                .binary_search_by_key(byte, |&(candidate, _)| candidate)
-            {
-                for (mask, out) in masks.iter_mut().zip(&self.ruled_out[row].1) {
-                    *mask &= !out;
-                }
-            }
-        }
         Prepared {
             splitter: self,
-            masks,
+            masks: self.masks_without(absent),
             lacks_cr: absent.contains(&b'\r'),
             buffers: RefCell::default(),
             ranges: RefCell::default(),
@@ -555,7 +597,7 @@ impl Splitter {
 
     /// Trimmed bounds of `text[start..limit]`; equal bounds mean the region is blank.
     #[inline]
-    fn trimmed(text: &str, start: usize, limit: usize) -> (usize, usize) {
+    pub(crate) fn trimmed(text: &str, start: usize, limit: usize) -> (usize, usize) {
         // Byte by byte while the bytes are ASCII, decoding a char only at a non-ASCII byte:
         // most pieces end with their separator's line breaks, and `trim_end_matches` decoded
         // every one (10% of the engine's time on markdown-zh).

@@ -27,6 +27,7 @@ use rayon::prelude::*;
 
 use crate::error::ChunkError;
 use crate::markdown::Outline;
+use crate::seek::{LineMask, Seeker, Unseekable};
 use crate::size::CharIndex;
 use crate::span::{CharCursor, Span};
 use crate::split::{absent_bytes, Atom, Below, Prepared, Splitter};
@@ -222,6 +223,7 @@ impl LevelBuffers {
 #[derive(Debug, Default)]
 struct Scratch {
     chars: CharIndex,
+    lines: LineMask,
     levels: Vec<LevelBuffers>,
 }
 
@@ -251,6 +253,7 @@ impl Scratch {
 
     fn capacity_bytes(&self) -> usize {
         self.chars.capacity_bytes()
+            + self.lines.capacity_bytes()
             + self
                 .levels
                 .iter()
@@ -288,10 +291,27 @@ pub fn tree_spans(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkEr
 ///
 /// # Errors
 /// A character larger than the chunk size (token sizers only).
-#[allow(clippy::cast_possible_wrap)]
 pub fn tree_spans_outlined(
     levels: &[&Splitter],
     text: &str,
+) -> Result<(SpanTable, Option<Outline>), ChunkError> {
+    cut_tree(levels, text, true)
+}
+
+/// [`tree_spans`] by the atom engine alone, never by seeking (`seek.rs`): the reference that
+/// seeking is tested against, and the engine's own benchmark.
+///
+/// # Errors
+/// A character larger than the chunk size (token sizers only).
+pub fn tree_spans_by_atoms(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkError> {
+    cut_tree(levels, text, false).map(|(table, _)| table)
+}
+
+/// [`tree_spans_outlined`], seeking when `seek` and every level allows it.
+fn cut_tree(
+    levels: &[&Splitter],
+    text: &str,
+    seek: bool,
 ) -> Result<(SpanTable, Option<Outline>), ChunkError> {
     check_levels(levels)?;
     // Token sizers keep each merged piece's count for the whole text, every level.
@@ -309,18 +329,26 @@ pub fn tree_spans_outlined(
     check.dedup();
     let absent = absent_bytes(text, &check);
     let counts_chars = levels.iter().any(|level| level.sizer().counts_chars());
+    let seekable = seek && outline.is_none() && levels.iter().all(|level| level.seekable());
     let table = Scratch::with(|scratch| {
         let Scratch {
             chars,
+            lines,
             levels: buffers,
         } = scratch;
         if counts_chars {
             chars.rebuild(text);
         }
-        let chars = counts_chars.then_some(&*chars);
         if buffers.len() < levels.len() {
             buffers.resize_with(levels.len(), LevelBuffers::default);
         }
+        if seekable {
+            lines.rebuild(text);
+            if let Ok(table) = seek_tree(levels, text, &absent, chars, lines, buffers) {
+                return Ok(table);
+            }
+        }
+        let chars = counts_chars.then_some(&*chars);
         let mut stages: Vec<Stage> = levels
             .iter()
             .zip(buffers.iter_mut())
@@ -352,36 +380,7 @@ pub fn tree_spans_outlined(
             stages: &mut stages,
         }
         .closed(document, &[]);
-        let table = cut.map(|()| {
-            let mut table = SpanTable {
-                records: Vec::with_capacity(
-                    stages.iter().map(|stage| stage.found.spans.len()).sum(),
-                ),
-            };
-            for (depth, stage) in stages.iter().enumerate() {
-                let number = (levels.len() - 1 - depth) as i64;
-                let level = &stage.found;
-                for (index, ((&(start_byte, end_byte), &(start_char, end_char)), &parent)) in level
-                    .spans
-                    .iter()
-                    .zip(&level.chars)
-                    .zip(&level.parent)
-                    .enumerate()
-                {
-                    let parent = if depth == 0 { -1 } else { parent as i64 };
-                    table.records.push(SpanRecord([
-                        number,
-                        index as i64,
-                        parent,
-                        start_byte as i64,
-                        end_byte as i64,
-                        start_char as i64,
-                        end_char as i64,
-                    ]));
-                }
-            }
-            table
-        });
+        let table = cut.map(|()| table_of(stages.iter().map(|stage| &stage.found)));
         // The buffers go back to the scratch, whatever the outcome.
         for (stage, buffer) in stages.into_iter().zip(buffers.iter_mut()) {
             stage
@@ -393,6 +392,99 @@ pub fn tree_spans_outlined(
         table
     })?;
     Ok((table, outline))
+}
+
+/// The table of the levels found, the top level first.
+#[allow(clippy::cast_possible_wrap)]
+fn table_of<'f>(found: impl ExactSizeIterator<Item = &'f LevelSpans> + Clone) -> SpanTable {
+    let depths = found.len();
+    let mut table = SpanTable {
+        records: Vec::with_capacity(found.clone().map(|level| level.spans.len()).sum()),
+    };
+    for (depth, level) in found.enumerate() {
+        let number = (depths - 1 - depth) as i64;
+        for (index, ((&(start_byte, end_byte), &(start_char, end_char)), &parent)) in level
+            .spans
+            .iter()
+            .zip(&level.chars)
+            .zip(&level.parent)
+            .enumerate()
+        {
+            let parent = if depth == 0 { -1 } else { parent as i64 };
+            table.records.push(SpanRecord([
+                number,
+                index as i64,
+                parent,
+                start_byte as i64,
+                end_byte as i64,
+                start_char as i64,
+                end_char as i64,
+            ]));
+        }
+    }
+    table
+}
+
+/// The tree cut by seeking (`seek.rs`), every level being seekable: the top level over the
+/// document, each level below inside each chunk of the one above, over the same pieces when
+/// it shares them (as the atom engine cuts it from the parent's atoms), else from the
+/// chunk's own text.
+///
+/// # Errors
+/// [`Unseekable`]: the text holds a piece only graphemes can cut; the atom engine cuts it.
+fn seek_tree(
+    levels: &[&Splitter],
+    text: &str,
+    absent: &[u8],
+    chars: &CharIndex,
+    lines: &LineMask,
+    buffers: &mut [LevelBuffers],
+) -> Result<SpanTable, Unseekable> {
+    let document = (0, text.len());
+    for (depth, splitter) in levels.iter().enumerate() {
+        let masks = splitter.masks_without(absent);
+        let mut seeker = Seeker::new(splitter, text, chars, lines, &masks);
+        let shares = depth > 0 && splitter.shares_pieces_with(levels[depth - 1]);
+        let (above, rest) = buffers.split_at_mut(depth);
+        let buffer = &mut rest[0];
+        buffer.found.parent.clear();
+        buffer.found.spans.clear();
+        buffer.found.chars.clear();
+        buffer.spans.clear();
+        let parents: &[(usize, usize)] = match above.last() {
+            Some(level_above) => &level_above.found.spans,
+            None => std::slice::from_ref(&document),
+        };
+        if depth == 0 || shares {
+            seeker.reset(document);
+        }
+        for (row, &(start, end)) in parents.iter().enumerate() {
+            if depth > 0 && !shares {
+                seeker.reset((start, end));
+            }
+            let first = buffer.spans.len();
+            seeker.cut(start, end, &mut buffer.spans)?;
+            buffer
+                .found
+                .parent
+                .extend(std::iter::repeat_n(row, buffer.spans.len() - first));
+        }
+        buffer.found.spans.extend(
+            buffer
+                .spans
+                .iter()
+                .map(|span| (span.start_byte, span.end_byte)),
+        );
+        buffer.found.chars.extend(
+            buffer
+                .spans
+                .iter()
+                .map(|span| (span.start_char, span.end_char)),
+        );
+    }
+    Ok(table_of(
+        buffers[..levels.len()].iter().map(|buffer| &buffer.found),
+    ))
 }
 
 /// Refuses overlapping parents: children of two overlapping parents would repeat each other
@@ -490,6 +582,73 @@ mod tests {
     use super::*;
     use crate::split::SplitterConfig;
     use crate::Unit;
+
+    /// Texts of every kind of piece the seek handles: paragraphs, lines, sentences, clauses,
+    /// words, CR LF, Unicode whitespace, CJK punctuation, blank runs of every length.
+    fn seek_texts() -> Vec<String> {
+        let pieces = [
+            "word ",
+            "longer words here",
+            ". ",
+            "! ",
+            "\n",
+            "\n\n",
+            "\n\n\n",
+            "\r\n",
+            "\r\n\r\n",
+            "中文字",
+            "。",
+            "，",
+            "\u{3000}",
+            "\u{a0}",
+            "\u{2028}",
+            ", ",
+            "; ",
+            "é",
+            "😀",
+            "\t",
+        ];
+        let mut seed = 7_u64;
+        let mut texts = vec![String::new(), " \n ".to_owned(), "a".to_owned()];
+        for _ in 0..400 {
+            let mut text = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for step in 0..(seed % 200) {
+                let pick = (seed.rotate_left((step % 60) as u32) % 20) as usize;
+                text.push_str(pieces[pick]);
+            }
+            texts.push(text);
+        }
+        texts
+    }
+
+    #[test]
+    fn seeking_cuts_as_the_atom_engine() {
+        let mut sought = 0;
+        for sizes in [[2000, 400], [60, 20], [25, 8], [9, 4]] {
+            let splitters: Vec<Splitter> = sizes.iter().map(|&size| splitter(size)).collect();
+            let levels: Vec<&Splitter> = splitters.iter().collect();
+            assert!(levels.iter().all(|level| level.seekable()));
+            for text in seek_texts() {
+                let by_atoms = tree_spans_by_atoms(&levels, &text).unwrap();
+                assert_eq!(tree_spans(&levels, &text).unwrap(), by_atoms, "{text:?}");
+                // The comparison is only worth something where seeking did cut.
+                let absent = absent_bytes(&text, &[]);
+                let (chars, mut lines) = (CharIndex::new(&text), LineMask::default());
+                lines.rebuild(&text);
+                let mut buffers: Vec<LevelBuffers> =
+                    levels.iter().map(|_| LevelBuffers::default()).collect();
+                if let Ok(table) = seek_tree(&levels, &text, &absent, &chars, &lines, &mut buffers)
+                {
+                    assert_eq!(table, by_atoms);
+                    sought += 1;
+                }
+            }
+        }
+        assert!(sought > 1000, "only {sought} texts were cut by seeking");
+    }
 
     fn splitter(chunk_size: usize) -> Splitter {
         Splitter::new(SplitterConfig::new(chunk_size), Unit::Char).unwrap()

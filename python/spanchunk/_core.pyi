@@ -54,6 +54,11 @@ class Splitter:
     def unit(self) -> str: ...
     @property
     def structure(self) -> str | None: ...
+    @property
+    def seekable(self) -> bool:
+        """Whether a tree of such levels finds its chunks by seeking (sizes in chars, trim, no
+        overlap, no min_chunk_size, plain text, keep_separator not "start", separators that
+        cannot overlap or are all whitespace) rather than from atoms; the output is the same."""
     def split(self, text: str) -> NDArray[np.int64]:
         """(n, 4): start_byte, end_byte, start_char, end_char of each chunk of text."""
 
@@ -73,6 +78,10 @@ class Tree:
         """A structured array, one row per chunk, int64 fields named SPAN_COLUMNS. Rows: the
         top level first, then each lower level, each in document order; `parent` is the
         `index` of the parent row in the level above (-1 at the top)."""
+
+    def spans_by_atoms(self, text: str) -> NDArray[np.void]:
+        """spans by the atom engine alone, never by seeking: the reference seeking is tested
+        against."""
 
     def spans_many(
         self, texts: Sequence[str], workers: int | None = None

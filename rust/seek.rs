@@ -1,0 +1,569 @@
+//! Cut points found without an atom per piece: the engine's seek mode.
+//!
+//! The atom engine (`split.rs`, `merge.rs`) walks every piece of a text: each paragraph is
+//! trimmed, measured and pushed at every level of a tree, though most of them only ever sit
+//! inside a chunk. For the common settings (sizes in chars, trimmed chunks, no overlap, no
+//! joining of small pieces, plain text, the separator placed at the end of its piece) a
+//! chunk is the longest run of atoms from its start whose char count fits, so its end is the
+//! last atom end at or before the char `chunk_size` past its start. Seeking finds that end
+//! directly: from that char back to the nearest boundary of the coarsest separator level
+//! that cuts there, going down a level only inside the piece that holds the char, as the
+//! recursive split would. It returns exactly the atom engine's chunks; whatever it does not
+//! handle (a piece with no separator at all, cut by graphemes) makes it give up, and the
+//! atom engine cuts the text instead.
+//!
+//! Searching back for a boundary finds the same boundaries as the engine's forward
+//! leftmost-longest search only for some separator levels ([`Splitter::seekable`]): levels
+//! whose separators cannot overlap (every occurrence is then a match), and levels made of
+//! whitespace only (overlapping matches there only move a cut inside a run of whitespace,
+//! which trimming removes).
+//!
+//! Performance notes (parent 2000 / child 400 chars over the corpus, best pass in ms,
+//! gutenberg / markdown-en / markdown-zh; the atom engine: 1.21 / 0.53 / 0.34):
+//! - a first version with one-shot `memmem` searches back and forth: 2.43 / 0.96 / 0.49;
+//!   then the separators' first bytes found by `memchr` / `memrchr` and checked in place
+//!   (a `memmem` searcher built per call cost more than the search), patterns the text
+//!   lacks skipped: 1.23 / 0.52 / 0.25;
+//! - separators made of line feeds only ("\n\n", "\n") found in a bit mask of the text's
+//!   line feeds, built once per text with SIMD ([`LineMask`]): a search back or forth is a
+//!   few word operations instead of a `memchr` call per line: 0.64 / 0.29 / 0.20.
+
+use crate::size::{is_whitespace, CharIndex};
+use crate::span::Span;
+use crate::split::Splitter;
+
+/// The text could not be cut by seeking: the atom engine cuts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Unseekable;
+
+/// One bit per byte of a text, set at its line feeds, with a zero word after the end (so a
+/// two-byte look-ahead never leaves the mask).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LineMask {
+    words: Vec<u64>,
+}
+
+impl LineMask {
+    /// Makes this the mask of `text`, reusing its memory.
+    pub(crate) fn rebuild(&mut self, text: &str) {
+        let bytes = text.as_bytes();
+        self.words.clear();
+        self.words.reserve(bytes.len() / 64 + 2);
+        let mut whole = bytes.chunks_exact(64);
+        for block in &mut whole {
+            self.words.push(line_feeds(block));
+        }
+        let tail = whole
+            .remainder()
+            .iter()
+            .enumerate()
+            .filter(|&(_, &byte)| byte == b'\n')
+            .fold(0_u64, |mask, (offset, _)| mask | (1 << offset));
+        self.words.push(tail);
+        self.words.push(0);
+    }
+
+    /// Bytes of memory it holds.
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.words.capacity() * std::mem::size_of::<u64>()
+    }
+
+    /// Word `word` of the mask of starts of `width` line feeds in a row (1 or 2).
+    #[inline]
+    fn starts(&self, word: usize, width: usize) -> u64 {
+        let mask = self.words[word];
+        if width == 1 {
+            mask
+        } else {
+            mask & ((mask >> 1) | (self.words[word + 1] << 63))
+        }
+    }
+
+    /// The first start of `width` line feeds (1 or 2) in a row inside `[from, to)`.
+    fn find(&self, width: usize, from: usize, to: usize) -> Option<usize> {
+        let last = to.checked_sub(width).filter(|&last| last >= from)?;
+        let mut word = from / 64;
+        let mut mask = self.starts(word, width) & (u64::MAX << (from % 64));
+        loop {
+            if mask != 0 {
+                let found = word * 64 + mask.trailing_zeros() as usize;
+                return (found <= last).then_some(found);
+            }
+            word += 1;
+            if word * 64 > last {
+                return None;
+            }
+            mask = self.starts(word, width);
+        }
+    }
+
+    /// The last start of `width` line feeds (1 or 2) in a row inside `[from, to)`.
+    fn rfind(&self, width: usize, from: usize, to: usize) -> Option<usize> {
+        let last = to.checked_sub(width).filter(|&last| last >= from)?;
+        let mut word = last / 64;
+        let shift = 63 - last % 64;
+        let mut mask = (self.starts(word, width) << shift) >> shift;
+        loop {
+            if mask != 0 {
+                let found = word * 64 + 63 - mask.leading_zeros() as usize;
+                return (found >= from).then_some(found);
+            }
+            if word == 0 || word * 64 <= from {
+                return None;
+            }
+            word -= 1;
+            mask = self.starts(word, width);
+        }
+    }
+}
+
+/// Bit `i` set when `block[i]` (64 bytes) is a line feed: SSE2 on x86-64 (every such CPU has
+/// it), eight bytes per u64 elsewhere.
+#[inline]
+fn line_feeds(block: &[u8]) -> u64 {
+    debug_assert_eq!(block.len(), 64);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        let mut mask = 0_u64;
+        for (part, sixteen) in block.chunks_exact(16).enumerate() {
+            // SAFETY: SSE2 is part of the x86-64 baseline; the load reads the 16 bytes of
+            // `sixteen`, a slice of exactly 16 bytes (unaligned loads are allowed).
+            #[allow(clippy::cast_sign_loss, clippy::cast_ptr_alignment)]
+            let bits = unsafe {
+                let bytes = _mm_loadu_si128(sixteen.as_ptr().cast::<__m128i>());
+                _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(0x0a))) as u32
+            };
+            mask |= u64::from(bits) << (16 * part);
+        }
+        mask
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        line_feeds_portable(block)
+    }
+}
+
+/// [`line_feeds`] eight bytes at a time in a u64.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn line_feeds_portable(block: &[u8]) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let mut mask = 0_u64;
+    for (part, eight) in block.chunks_exact(8).enumerate() {
+        let mut word = [0_u8; 8];
+        word.copy_from_slice(eight);
+        let zeroed = u64::from_le_bytes(word) ^ 0x0a0a_0a0a_0a0a_0a0a;
+        // Bit 7 of each byte set exactly where the byte is zero (no carries across bytes).
+        let zero = !(((zeroed & LOW7) + LOW7) | zeroed | LOW7);
+        let gathered = ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56;
+        mask |= gathered << (8 * part);
+    }
+    mask
+}
+
+/// A piece of the recursive split: its bounds, its trimmed content, the first separator
+/// level that may cut it, and (once asked) the level that does.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    piece: (usize, usize),
+    content: (usize, usize),
+    /// The content is larger than the chunk size (measured once, when the node is found).
+    oversized: bool,
+    depth: usize,
+    cut_at: Option<usize>,
+}
+
+/// One level of a tree cut by seeking, over one text.
+pub(crate) struct Seeker<'a> {
+    splitter: &'a Splitter,
+    text: &'a str,
+    chars: &'a CharIndex,
+    lines: &'a LineMask,
+    /// Per separator level, the patterns that can occur in the text (see `Searcher::mask`).
+    masks: &'a [u64],
+    /// The pieces holding the last position sought, outermost first: the next position is
+    /// further on, so most of them still hold it and are not searched for again.
+    path: Vec<Node>,
+}
+
+impl<'a> Seeker<'a> {
+    /// A seeker for `splitter`'s chunks in `text`, whose char index is `chars` and line-feed
+    /// mask `lines`; `masks` are the splitter's separator masks for the text.
+    pub(crate) fn new(
+        splitter: &'a Splitter,
+        text: &'a str,
+        chars: &'a CharIndex,
+        lines: &'a LineMask,
+        masks: &'a [u64],
+    ) -> Self {
+        Self {
+            splitter,
+            text,
+            chars,
+            lines,
+            masks,
+            path: Vec::new(),
+        }
+    }
+
+    /// Cuts from the piece `root` (the document, or a parent when this level does not share
+    /// the pieces of the level above) down: starts a new tree of pieces.
+    pub(crate) fn reset(&mut self, root: (usize, usize)) {
+        self.path.clear();
+        self.path.push(self.node(root, 0));
+    }
+
+    /// The chunks of `text[start..end]`, a range of whole atoms of the current tree (the
+    /// whole root, or a chunk of the level above), appended to `out` in order.
+    ///
+    /// # Errors
+    /// [`Unseekable`]: a piece only graphemes can cut.
+    pub(crate) fn cut(
+        &mut self,
+        start: usize,
+        end: usize,
+        out: &mut Vec<Span>,
+    ) -> Result<(), Unseekable> {
+        let limit = self.splitter.config().chunk_size;
+        let (mut chunk_start, content_end) = self.trimmed(start, end);
+        let end_char = self.chars.chars_before(content_end);
+        while chunk_start < content_end {
+            let start_char = self.chars.chars_before(chunk_start);
+            let (chunk_end, chunk_end_char) = if end_char - start_char <= limit {
+                (content_end, end_char)
+            } else {
+                let reach = self.char_position(chunk_start, start_char + limit);
+                let chunk_end = self.last_end(0, reach)?.ok_or(Unseekable)?;
+                (chunk_end, self.chars.chars_before(chunk_end))
+            };
+            if chunk_end <= chunk_start {
+                return Err(Unseekable);
+            }
+            out.push(Span {
+                start_byte: chunk_start,
+                end_byte: chunk_end,
+                start_char,
+                end_char: chunk_end_char,
+            });
+            chunk_start = self.trimmed(chunk_end, content_end).0;
+        }
+        Ok(())
+    }
+
+    /// The byte offset of char `target` (counted from the text's start), which lies after
+    /// `from`: each char is at least a byte, so stepping by the chars still missing never
+    /// overshoots (one step on ASCII, a few on CJK).
+    fn char_position(&self, from: usize, target: usize) -> usize {
+        let bytes = self.text.as_bytes();
+        let mut position = from + (target - self.chars.chars_before(from));
+        loop {
+            let before = self.chars.chars_before(position);
+            if before >= target {
+                // `position` is inside the char before the target one, or at its start.
+                while !self.text.is_char_boundary(position) {
+                    position += 1;
+                }
+                return position;
+            }
+            position += target - before;
+            if position >= bytes.len() {
+                return bytes.len();
+            }
+        }
+    }
+
+    /// The node of the piece `piece`, cut from separator level `depth` on.
+    fn node(&self, piece: (usize, usize), depth: usize) -> Node {
+        let content = self.trimmed(piece.0, piece.1);
+        Node {
+            piece,
+            content,
+            oversized: self.chars.count(content.0, content.1) > self.splitter.config().chunk_size,
+            depth,
+            cut_at: None,
+        }
+    }
+
+    fn trimmed(&self, start: usize, end: usize) -> (usize, usize) {
+        Splitter::trimmed(self.text, start, end)
+    }
+
+    /// The last atom end at or before `reach` among the atoms of `path[depth]`, `None` when
+    /// none ends by then.
+    fn last_end(&mut self, depth: usize, reach: usize) -> Result<Option<usize>, Unseekable> {
+        let node = self.path[depth];
+        let (content_start, content_end) = node.content;
+        if content_end <= reach {
+            return Ok(Some(content_end));
+        }
+        if reach <= content_start || !node.oversized {
+            // No atom ends by `reach` (the node is one atom, which ends after it).
+            return Ok(None);
+        }
+        let level = if let Some(level) = node.cut_at {
+            level
+        } else {
+            let level = (node.depth..self.splitter.literal_levels())
+                .find(|&level| self.find(level, content_start, content_end).is_some())
+                .ok_or(Unseekable)?;
+            self.path[depth].cut_at = Some(level);
+            level
+        };
+        let child = match self.path.get(depth + 1) {
+            Some(child) if child.piece.0 <= reach && reach < child.piece.1 => *child,
+            known => {
+                // The piece holding `reach` starts after the last one sought in this node.
+                let floor = known.map_or(content_start, |child| child.piece.1);
+                self.path.truncate(depth + 1);
+                let piece_start = self
+                    .rfind(level, floor, reach)
+                    .map_or(floor.max(content_start), |(_, found_end)| found_end);
+                let mut from = piece_start;
+                let piece_end = loop {
+                    match self.find(level, from, content_end) {
+                        Some((_, found_end)) if found_end > reach => break found_end,
+                        Some((_, found_end)) => from = found_end,
+                        None => break content_end,
+                    }
+                };
+                let child = self.node((piece_start, piece_end), level + 1);
+                self.path.push(child);
+                child
+            }
+        };
+        if child.content.0 < child.content.1 {
+            if let Some(found) = self.last_end(depth + 1, reach)? {
+                return Ok(Some(found));
+            }
+        }
+        // The atoms before the child's piece end where the text before it, trimmed, ends.
+        let (before_start, before_end) = self.trimmed(content_start, child.piece.0);
+        Ok((before_start < before_end).then_some(before_end))
+    }
+
+    /// The patterns of separator level `level` that can occur in the text.
+    fn patterns(&self, level: usize) -> impl Iterator<Item = &'a [u8]> + 'a {
+        let mask = self.masks[level];
+        self.splitter
+            .level_patterns(level)
+            .enumerate()
+            .filter(move |&(index, _)| mask & (1 << index) != 0)
+            .map(|(_, pattern)| pattern)
+    }
+
+    /// The first occurrence of a pattern of `level` inside `[from, to)`, as (start, end):
+    /// searched in windows that double, so that a pattern absent from a long piece is not
+    /// searched to its end each time.
+    fn find(&self, level: usize, from: usize, to: usize) -> Option<(usize, usize)> {
+        let mut window = 256;
+        let mut low = from;
+        while low < to {
+            let high = low.saturating_add(window).min(to);
+            let mut best: Option<(usize, usize)> = None;
+            for pattern in self.patterns(level) {
+                // Occurrences that start inside [low, high), before the best so far.
+                let start_limit = best.map_or(high, |(start, _)| start + 1);
+                let found = self.first_start(pattern, low, start_limit, to);
+                if let Some(start) = found {
+                    let end = start + pattern.len();
+                    if best.is_none_or(|(best_start, best_end)| {
+                        start < best_start || (start == best_start && end > best_end)
+                    }) {
+                        best = Some((start, end));
+                    }
+                }
+            }
+            if best.is_some() {
+                return best;
+            }
+            low = high;
+            window = window.saturating_mul(2);
+        }
+        None
+    }
+
+    /// The first start in `[low, start_limit)` of `pattern` ending by `to`.
+    fn first_start(
+        &self,
+        pattern: &[u8],
+        low: usize,
+        start_limit: usize,
+        to: usize,
+    ) -> Option<usize> {
+        let end_limit = (start_limit + pattern.len() - 1).min(to);
+        if pattern.iter().all(|&byte| byte == b'\n') && pattern.len() <= 2 {
+            return self.lines.find(pattern.len(), low, end_limit);
+        }
+        let bytes = self.text.as_bytes();
+        let mut at = low;
+        while at + pattern.len() <= end_limit {
+            let found = at + memchr::memchr(pattern[0], &bytes[at..end_limit])?;
+            if found + pattern.len() > end_limit {
+                return None;
+            }
+            if holds_at(bytes, found, pattern) {
+                return Some(found);
+            }
+            at = found + 1;
+        }
+        None
+    }
+
+    /// The last occurrence of a pattern of `level` inside `[from, to)`, as (start, end):
+    /// searched in windows of starts that double, from the end back.
+    fn rfind(&self, level: usize, from: usize, to: usize) -> Option<(usize, usize)> {
+        let mut window = 256;
+        let mut high = to;
+        while high > from {
+            let low = high.saturating_sub(window).max(from);
+            let mut best: Option<(usize, usize)> = None;
+            for pattern in self.patterns(level) {
+                // Starts inside [low, high) whose occurrence ends after the best so far.
+                let floor = best.map_or(low, |(_, end)| {
+                    (end + 1).saturating_sub(pattern.len()).max(low)
+                });
+                if let Some(start) = self.last_start(pattern, floor, high, to) {
+                    let end = start + pattern.len();
+                    if best.is_none_or(|(_, best_end)| end > best_end) {
+                        best = Some((start, end));
+                    }
+                }
+            }
+            if best.is_some() {
+                return best;
+            }
+            high = low;
+            window = window.saturating_mul(2);
+        }
+        None
+    }
+
+    /// The last start in `[low, high)` of `pattern` ending by `to`.
+    fn last_start(&self, pattern: &[u8], low: usize, high: usize, to: usize) -> Option<usize> {
+        // Starts past `to - len` cannot end by `to`.
+        let high = high.min((to + 1).checked_sub(pattern.len())?);
+        if high <= low {
+            return None;
+        }
+        if pattern.iter().all(|&byte| byte == b'\n') && pattern.len() <= 2 {
+            return self
+                .lines
+                .rfind(pattern.len(), low, high - 1 + pattern.len());
+        }
+        let bytes = self.text.as_bytes();
+        let mut end = high;
+        while end > low {
+            let found = low + memchr::memrchr(pattern[0], &bytes[low..end])?;
+            if holds_at(bytes, found, pattern) {
+                return Some(found);
+            }
+            end = found;
+        }
+        None
+    }
+}
+
+/// Whether `bytes` holds `pattern` at `at`: a loop, not a slice compare, which calls `memcmp`
+/// (a fifth of the time in a first version, for separators of one to four bytes).
+#[inline]
+fn holds_at(bytes: &[u8], at: usize, pattern: &[u8]) -> bool {
+    at + pattern.len() <= bytes.len()
+        && pattern
+            .iter()
+            .enumerate()
+            .all(|(offset, &byte)| bytes[at + offset] == byte)
+}
+
+/// Whether every char of `pattern` is whitespace.
+pub(crate) fn is_blank(pattern: &str) -> bool {
+    pattern.chars().all(is_whitespace)
+}
+
+/// Whether no two occurrences of `patterns` can overlap in any text: no pattern holds
+/// another, and no pattern ends with the start of one (itself included). Every occurrence
+/// is then a match of the forward search, whatever the text.
+pub(crate) fn cannot_overlap(patterns: &[String]) -> bool {
+    patterns.iter().all(|first| {
+        patterns.iter().all(|second| {
+            let (first, second) = (first.as_bytes(), second.as_bytes());
+            let holds = first != second
+                && second.len() <= first.len()
+                && first.windows(second.len()).any(|window| window == second);
+            // An occurrence of `second` starting inside one of `first`, running past it.
+            let borders = (1..first.len().min(second.len()))
+                .any(|length| first[first.len() - length..] == second[..length]);
+            !holds && !borders
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_mask_finds_what_a_scan_finds() {
+        // Line feeds alone and in pairs, across word edges, and a text ending on and off one.
+        let text: String = (0..300)
+            .map(|index| match index % 7 {
+                0 | 3 => "\n",
+                5 if index % 3 == 0 => "\n\n",
+                _ => "ab",
+            })
+            .collect();
+        for text in [text.as_str(), "\n", "", "x\n\n"] {
+            let mut lines = LineMask::default();
+            lines.rebuild(text);
+            let bytes = text.as_bytes();
+            let starts = |width: usize, from: usize, to: usize| {
+                (from..to.saturating_sub(width - 1).max(from))
+                    .filter(move |&at| bytes[at..at + width].iter().all(|&byte| byte == b'\n'))
+            };
+            for from in (0..=bytes.len()).step_by(3) {
+                for to in (from..=bytes.len()).step_by(5) {
+                    for width in [1, 2] {
+                        assert_eq!(lines.find(width, from, to), starts(width, from, to).next());
+                        assert_eq!(
+                            lines.rfind(width, from, to),
+                            starts(width, from, to).next_back()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn line_feeds_agree_with_the_portable_form() {
+        let block: Vec<u8> = (0..64_u8)
+            .map(|index| [b'\n', b'a', 0x8a, 0x0a][usize::from(index % 4)])
+            .collect();
+        let expected = (0..64)
+            .filter(|&index| block[index] == b'\n')
+            .fold(0_u64, |mask, index| mask | (1 << index));
+        assert_eq!(line_feeds(&block), expected);
+        assert_eq!(line_feeds_portable(&block), expected);
+    }
+
+    #[test]
+    fn separators_that_cannot_overlap() {
+        let level = |patterns: &[&str]| -> Vec<String> {
+            patterns.iter().map(|&pattern| pattern.to_owned()).collect()
+        };
+        assert!(cannot_overlap(&level(&[
+            ". ", "! ", "? ", "。", "！", "？"
+        ])));
+        assert!(cannot_overlap(&level(&["; ", ", ", "，", "、", "；"])));
+        assert!(cannot_overlap(&level(&["<br>", "<hr>"])));
+        assert!(!cannot_overlap(&level(&["aa"])), "overlaps itself");
+        assert!(!cannot_overlap(&level(&["ab", "b"])), "one holds the other");
+        assert!(
+            !cannot_overlap(&level(&["ab", "ba"])),
+            "one ends with the other's start"
+        );
+        assert!(!cannot_overlap(&level(&["\n\n"])));
+        assert!(is_blank("\n\n") && is_blank("\u{3000}\t") && !is_blank(". "));
+    }
+}
