@@ -26,7 +26,21 @@
 //!   lacks skipped: 1.23 / 0.52 / 0.25;
 //! - separators made of line feeds only ("\n\n", "\n") found in a bit mask of the text's
 //!   line feeds, built once per text with SIMD ([`LineMask`]): a search back or forth is a
-//!   few word operations instead of a `memchr` call per line: 0.64 / 0.29 / 0.20.
+//!   few word operations instead of a `memchr` call per line. With Unicode trimming, searches
+//!   in doubling windows (so that a pattern absent from a long piece is not searched to its
+//!   end for every chunk) and char offsets for the output, in the engine: 0.83 / 0.36 / 0.27;
+//! - the walk down the pieces as a loop, the search for a piece's end started just before
+//!   the char sought instead of at the piece's start: 0.77 / 0.33 / 0.26;
+//! - the popcount instruction for char look-ups where the CPU has it (`size.rs`; the
+//!   software form was a tenth of the time): 0.71 / 0.32 / 0.23;
+//! - the path's memory kept per thread ([`SeekPath`]), not allocated per level and text:
+//!   0.72 / 0.31 / 0.22; trimming by whitespace bytes instead of decoding edge chars
+//!   (`split.rs`): 0.71 / 0.30 / 0.22.
+//! - Tried and dropped: the whole seek compiled a second time with the popcount
+//!   instruction (helpers inlined into one function): no better than the instruction
+//!   written out in the look-up, and code layout moved the figures by 5% either way; the
+//!   separator-byte check folded into the line-feed pass (three more SSE2 compares per 16
+//!   bytes): slower than its own `memchr3` pass (markdown-en 0.30 -> 0.32).
 
 use crate::size::{is_whitespace, CharIndex};
 use crate::span::Span;
@@ -80,6 +94,7 @@ impl LineMask {
     }
 
     /// The first start of `width` line feeds (1 or 2) in a row inside `[from, to)`.
+    #[inline]
     fn find(&self, width: usize, from: usize, to: usize) -> Option<usize> {
         let last = to.checked_sub(width).filter(|&last| last >= from)?;
         let mut word = from / 64;
@@ -98,6 +113,7 @@ impl LineMask {
     }
 
     /// The last start of `width` line feeds (1 or 2) in a row inside `[from, to)`.
+    #[inline]
     fn rfind(&self, width: usize, from: usize, to: usize) -> Option<usize> {
         let last = to.checked_sub(width).filter(|&last| last >= from)?;
         let mut word = last / 64;
@@ -163,6 +179,51 @@ fn line_feeds_portable(block: &[u8]) -> u64 {
     mask
 }
 
+/// A separator of a seekable splitter, kept as it is searched for (see [`Pattern`]).
+#[derive(Debug, Clone)]
+pub(crate) enum SeekPattern {
+    /// One or two line feeds.
+    LineFeeds(usize),
+    /// Any other.
+    Bytes(Box<[u8]>),
+}
+
+impl SeekPattern {
+    /// How `pattern` is searched for.
+    pub(crate) fn new(pattern: &[u8]) -> Self {
+        match pattern {
+            b"\n" | b"\n\n" => Self::LineFeeds(pattern.len()),
+            _ => Self::Bytes(pattern.into()),
+        }
+    }
+
+    #[inline]
+    fn borrowed(&self) -> Pattern<'_> {
+        match self {
+            Self::LineFeeds(width) => Pattern::LineFeeds(*width),
+            Self::Bytes(bytes) => Pattern::Bytes(bytes),
+        }
+    }
+}
+
+/// A separator, as it is searched for.
+#[derive(Debug, Clone, Copy)]
+enum Pattern<'a> {
+    /// One or two line feeds: found in the text's [`LineMask`].
+    LineFeeds(usize),
+    /// Any other: its first byte found by `memchr`, the rest compared in place.
+    Bytes(&'a [u8]),
+}
+
+impl Pattern<'_> {
+    fn len(self) -> usize {
+        match self {
+            Self::LineFeeds(width) => width,
+            Self::Bytes(bytes) => bytes.len(),
+        }
+    }
+}
+
 /// A piece of the recursive split: its bounds, its trimmed content, the first separator
 /// level that may cut it, and (once asked) the level that does.
 #[derive(Debug, Clone, Copy)]
@@ -173,6 +234,19 @@ struct Node {
     oversized: bool,
     depth: usize,
     cut_at: Option<usize>,
+}
+
+/// The memory of a [`Seeker`]'s path, kept from one text to the next (per thread, see
+/// `tree.rs`): a seeker per level and text allocated it anew, 6% of the time on
+/// markdown-zh's short files.
+#[derive(Debug, Default)]
+pub(crate) struct SeekPath(Vec<Node>);
+
+impl SeekPath {
+    /// Bytes of memory it holds.
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.0.capacity() * std::mem::size_of::<Node>()
+    }
 }
 
 /// One level of a tree cut by seeking, over one text.
@@ -190,13 +264,15 @@ pub(crate) struct Seeker<'a> {
 
 impl<'a> Seeker<'a> {
     /// A seeker for `splitter`'s chunks in `text`, whose char index is `chars` and line-feed
-    /// mask `lines`; `masks` are the splitter's separator masks for the text.
+    /// mask `lines`; `masks` are the splitter's separator masks for the text; `path` lends
+    /// its memory (see [`Seeker::finish`]).
     pub(crate) fn new(
         splitter: &'a Splitter,
         text: &'a str,
         chars: &'a CharIndex,
         lines: &'a LineMask,
         masks: &'a [u64],
+        path: &mut SeekPath,
     ) -> Self {
         Self {
             splitter,
@@ -204,7 +280,7 @@ impl<'a> Seeker<'a> {
             chars,
             lines,
             masks,
-            path: Vec::new(),
+            path: std::mem::take(&mut path.0),
         }
     }
 
@@ -216,15 +292,16 @@ impl<'a> Seeker<'a> {
     }
 
     /// The chunks of `text[start..end]`, a range of whole atoms of the current tree (the
-    /// whole root, or a chunk of the level above), appended to `out` in order.
+    /// whole root, or a chunk of the level above), handed to `emit` in order.
     ///
     /// # Errors
     /// [`Unseekable`]: a piece only graphemes can cut.
+    #[inline]
     pub(crate) fn cut(
         &mut self,
         start: usize,
         end: usize,
-        out: &mut Vec<Span>,
+        mut emit: impl FnMut(Span),
     ) -> Result<(), Unseekable> {
         let limit = self.splitter.config().chunk_size;
         let (mut chunk_start, content_end) = self.trimmed(start, end);
@@ -234,30 +311,31 @@ impl<'a> Seeker<'a> {
             let (chunk_end, chunk_end_char) = if end_char - start_char <= limit {
                 (content_end, end_char)
             } else {
-                let reach = self.char_position(chunk_start, start_char + limit);
-                let chunk_end = self.last_end(0, reach)?.ok_or(Unseekable)?;
+                let reach = self.char_position((chunk_start, start_char), start_char + limit);
+                let chunk_end = self.last_end(reach)?.ok_or(Unseekable)?;
                 (chunk_end, self.chars.chars_before(chunk_end))
             };
             if chunk_end <= chunk_start {
                 return Err(Unseekable);
             }
-            out.push(Span {
+            emit(Span {
                 start_byte: chunk_start,
                 end_byte: chunk_end,
                 start_char,
                 end_char: chunk_end_char,
             });
-            chunk_start = self.trimmed(chunk_end, content_end).0;
+            chunk_start = Splitter::trimmed_start(self.text, chunk_end, content_end);
         }
         Ok(())
     }
 
     /// The byte offset of char `target` (counted from the text's start), which lies after
-    /// `from`: each char is at least a byte, so stepping by the chars still missing never
-    /// overshoots (one step on ASCII, a few on CJK).
-    fn char_position(&self, from: usize, target: usize) -> usize {
+    /// `from`, itself char `from_char`: each char is at least a byte, so stepping by the
+    /// chars still missing never overshoots (one step on ASCII, a few on CJK).
+    #[inline]
+    fn char_position(&self, (from, from_char): (usize, usize), target: usize) -> usize {
         let bytes = self.text.as_bytes();
-        let mut position = from + (target - self.chars.chars_before(from));
+        let mut position = from + (target - from_char);
         loop {
             let before = self.chars.chars_before(position);
             if before >= target {
@@ -275,6 +353,7 @@ impl<'a> Seeker<'a> {
     }
 
     /// The node of the piece `piece`, cut from separator level `depth` on.
+    #[inline]
     fn node(&self, piece: (usize, usize), depth: usize) -> Node {
         let content = self.trimmed(piece.0, piece.1);
         Node {
@@ -286,41 +365,48 @@ impl<'a> Seeker<'a> {
         }
     }
 
+    #[inline]
     fn trimmed(&self, start: usize, end: usize) -> (usize, usize) {
         Splitter::trimmed(self.text, start, end)
     }
 
-    /// The last atom end at or before `reach` among the atoms of `path[depth]`, `None` when
-    /// none ends by then.
-    fn last_end(&mut self, depth: usize, reach: usize) -> Result<Option<usize>, Unseekable> {
-        let node = self.path[depth];
-        let (content_start, content_end) = node.content;
-        if content_end <= reach {
-            return Ok(Some(content_end));
-        }
-        if reach <= content_start || !node.oversized {
-            // No atom ends by `reach` (the node is one atom, which ends after it).
-            return Ok(None);
-        }
-        let level = if let Some(level) = node.cut_at {
-            level
-        } else {
-            let level = (node.depth..self.splitter.literal_levels())
-                .find(|&level| self.find(level, content_start, content_end).is_some())
-                .ok_or(Unseekable)?;
-            self.path[depth].cut_at = Some(level);
-            level
-        };
-        let child = match self.path.get(depth + 1) {
-            Some(child) if child.piece.0 <= reach && reach < child.piece.1 => *child,
-            known => {
+    /// The last atom end at or before `reach`, `None` when none ends by then: down the
+    /// pieces that hold `reach`, from the root, to one that is an atom or ends by `reach`;
+    /// when none of its atoms ends by `reach`, the answer is where the atoms before it end,
+    /// at the deepest level where some do.
+    #[inline]
+    fn last_end(&mut self, reach: usize) -> Result<Option<usize>, Unseekable> {
+        let mut depth = 0;
+        let found = loop {
+            let node = &self.path[depth];
+            let (content_start, content_end) = node.content;
+            if content_end <= reach {
+                break Some(content_end);
+            }
+            if reach <= content_start || !node.oversized {
+                // No atom ends by `reach` (the node is one atom, which ends after it).
+                break None;
+            }
+            let level = if let Some(level) = node.cut_at {
+                level
+            } else {
+                let level = (node.depth..self.splitter.literal_levels())
+                    .find(|&level| self.find(level, content_start, content_end).is_some())
+                    .ok_or(Unseekable)?;
+                self.path[depth].cut_at = Some(level);
+                level
+            };
+            let known = self.path.get(depth + 1).map(|child| child.piece);
+            if !known.is_some_and(|(start, end)| start <= reach && reach < end) {
                 // The piece holding `reach` starts after the last one sought in this node.
-                let floor = known.map_or(content_start, |child| child.piece.1);
+                let floor = known.map_or(content_start, |(_, end)| end);
                 self.path.truncate(depth + 1);
                 let piece_start = self
                     .rfind(level, floor, reach)
                     .map_or(floor.max(content_start), |(_, found_end)| found_end);
-                let mut from = piece_start;
+                // An occurrence starting before `reach - longest + 1` ends by `reach`.
+                let longest = self.splitter.longest_separator();
+                let mut from = piece_start.max((reach + 1).saturating_sub(longest));
                 let piece_end = loop {
                     match self.find(level, from, content_end) {
                         Some((_, found_end)) if found_end > reach => break found_end,
@@ -330,27 +416,43 @@ impl<'a> Seeker<'a> {
                 };
                 let child = self.node((piece_start, piece_end), level + 1);
                 self.path.push(child);
-                child
+            }
+            depth += 1;
+            let (child_start, child_end) = self.path[depth].content;
+            if child_start >= child_end {
+                break None;
             }
         };
-        if child.content.0 < child.content.1 {
-            if let Some(found) = self.last_end(depth + 1, reach)? {
-                return Ok(Some(found));
+        if found.is_some() {
+            return Ok(found);
+        }
+        // The atoms before a piece end where the text before it, trimmed, ends.
+        for level in (0..depth).rev() {
+            let (start, end) =
+                self.trimmed(self.path[level].content.0, self.path[level + 1].piece.0);
+            if start < end {
+                return Ok(Some(end));
             }
         }
-        // The atoms before the child's piece end where the text before it, trimmed, ends.
-        let (before_start, before_end) = self.trimmed(content_start, child.piece.0);
-        Ok((before_start < before_end).then_some(before_end))
+        Ok(None)
     }
 
     /// The patterns of separator level `level` that can occur in the text.
-    fn patterns(&self, level: usize) -> impl Iterator<Item = &'a [u8]> + 'a {
+    #[inline]
+    fn patterns(&self, level: usize) -> impl Iterator<Item = Pattern<'a>> + 'a {
         let mask = self.masks[level];
         self.splitter
-            .level_patterns(level)
+            .seek_patterns(level)
+            .iter()
             .enumerate()
             .filter(move |&(index, _)| mask & (1 << index) != 0)
-            .map(|(_, pattern)| pattern)
+            .map(|(_, pattern)| pattern.borrowed())
+    }
+
+    /// Hands the path's memory back for the next text.
+    pub(crate) fn finish(mut self, path: &mut SeekPath) {
+        self.path.clear();
+        path.0 = self.path;
     }
 
     /// The first occurrence of a pattern of `level` inside `[from, to)`, as (start, end):
@@ -385,17 +487,19 @@ impl<'a> Seeker<'a> {
     }
 
     /// The first start in `[low, start_limit)` of `pattern` ending by `to`.
+    #[inline]
     fn first_start(
         &self,
-        pattern: &[u8],
+        pattern: Pattern<'_>,
         low: usize,
         start_limit: usize,
         to: usize,
     ) -> Option<usize> {
         let end_limit = (start_limit + pattern.len() - 1).min(to);
-        if pattern.iter().all(|&byte| byte == b'\n') && pattern.len() <= 2 {
-            return self.lines.find(pattern.len(), low, end_limit);
-        }
+        let pattern = match pattern {
+            Pattern::LineFeeds(width) => return self.lines.find(width, low, end_limit),
+            Pattern::Bytes(bytes) => bytes,
+        };
         let bytes = self.text.as_bytes();
         let mut at = low;
         while at + pattern.len() <= end_limit {
@@ -441,17 +545,25 @@ impl<'a> Seeker<'a> {
     }
 
     /// The last start in `[low, high)` of `pattern` ending by `to`.
-    fn last_start(&self, pattern: &[u8], low: usize, high: usize, to: usize) -> Option<usize> {
+    #[inline]
+    fn last_start(
+        &self,
+        pattern: Pattern<'_>,
+        low: usize,
+        high: usize,
+        to: usize,
+    ) -> Option<usize> {
         // Starts past `to - len` cannot end by `to`.
         let high = high.min((to + 1).checked_sub(pattern.len())?);
         if high <= low {
             return None;
         }
-        if pattern.iter().all(|&byte| byte == b'\n') && pattern.len() <= 2 {
-            return self
-                .lines
-                .rfind(pattern.len(), low, high - 1 + pattern.len());
-        }
+        let pattern = match pattern {
+            Pattern::LineFeeds(width) => {
+                return self.lines.rfind(width, low, high - 1 + width);
+            }
+            Pattern::Bytes(bytes) => bytes,
+        };
         let bytes = self.text.as_bytes();
         let mut end = high;
         while end > low {

@@ -51,8 +51,8 @@
 //!   every document is a sixth of it), merging 6%, the index build 6%, the byte check 4%.
 //! - Then, counted in instructions (callgrind, one pass of the same job, markdown-en /
 //!   markdown-zh; repeatable where timings here are +-2%): 10.08 M / 6.32 M. A trimmed edge on
-//!   a byte that no non-ASCII whitespace begins or ends with is not decoded
-//!   (`SPACE_EDGE_BYTES`); the gap before an atom is the difference of two char offsets, the
+//!   a byte that no non-ASCII whitespace begins or ends with is not decoded (since then,
+//!   whitespace is matched by its bytes, `space_after`); the gap before an atom is the difference of two char offsets, the
 //!   last atom's end char being remembered, instead of a count of the gap's bytes (42
 //!   instructions per gap): 9.90 / 6.26; the separator masks of a text from a per-byte table
 //!   built with the splitter (600 instructions per level and text before): 9.88 / 6.16; the
@@ -64,14 +64,12 @@
 //!   gaps the parent level measured (no change: the remembered end char already covers the
 //!   parent level, and the child level's gaps are few).
 //! - The spans bar on the Markdown folders (25x semantic-text-splitter: about 0.28 ms for
-//!   markdown-en's 1.2 MB in the core, Python's per-call cost taken off) is out of this
+//!   markdown-en's 1.2 MB in the core, Python's per-call cost taken off) was out of this
 //!   design's reach: a minimal loop of the same algorithm, written for this one job (blank
 //!   lines, then lines, tuple atoms, no settings, no trimming of non-ASCII) takes 0.35 ms,
 //!   and the engine 0.53. Every paragraph becomes an atom at both levels (53 per file, 32
-//!   children per file). Getting there needs cut points found without an atom per piece:
-//!   from the char `chunk_size` past a chunk's start, search back for the coarsest boundary
-//!   (valid for separators that cannot overlap or are all whitespace), with the separator
-//!   bytes read once into bit masks so that the back-search is bit arithmetic.
+//!   children per file). Seeking (`seek.rs`) finds the chunk ends without an atom per piece
+//!   for the common settings, with the same chunks.
 //! - Token sizers: graphemes measured one by one and packed by `pack.rs` (one exact count
 //!   per run) instead of re-measuring a growing run for every grapheme, which was quadratic.
 
@@ -85,6 +83,7 @@ use crate::error::ChunkError;
 use crate::markdown::{self, Outline, HEADING_LEVELS, STRUCTURE_LEVELS};
 use crate::merge::Merger;
 use crate::search::Searcher;
+use crate::seek::SeekPattern;
 use crate::size::{is_ascii_space, is_whitespace, CharIndex, Sizer, Unit};
 use crate::span::Span;
 
@@ -238,6 +237,8 @@ pub struct Splitter {
     ruled_out: Vec<(u8, Vec<u64>)>,
     /// Whether its chunks can be found by seeking (`seek.rs`).
     seekable: bool,
+    /// Per literal level, its patterns as seeking searches for them (seekable only).
+    seek_patterns: Vec<Vec<SeekPattern>>,
     /// Every literal separator of every level, for overlap boundaries.
     any_separator: Option<AhoCorasick>,
     longest_separator: usize,
@@ -359,19 +360,9 @@ impl Splitter {
                 (byte, out)
             })
             .collect();
-        let seekable = config.structure == Structure::Plain
-            && config.trim
-            && config.overlap == 0
-            && config.min_chunk_size == 0
-            && config.keep_separator != KeepSeparator::Start
-            && sizer.counts_chars()
-            && levels
-                .iter()
-                .all(|level| matches!(level, Searcher::Finders(_)))
-            && config.separators.iter().all(|level| {
-                level.iter().all(|sep| crate::seek::is_blank(sep))
-                    || crate::seek::cannot_overlap(level)
-            });
+        let seek_patterns = seek_patterns(&config, sizer.as_ref(), &levels);
+        let seekable = seek_patterns.is_some();
+        let seek_patterns = seek_patterns.unwrap_or_default();
         Ok(Self {
             config,
             sizer,
@@ -381,6 +372,7 @@ impl Splitter {
             all_patterns,
             ruled_out,
             seekable,
+            seek_patterns,
             any_separator,
             longest_separator,
         })
@@ -500,19 +492,27 @@ impl Splitter {
         self.levels.len()
     }
 
-    /// The patterns of literal level `level`, in the order of the bits of its mask (none
-    /// for a level searched by an automaton, which is never seekable).
-    pub(crate) fn level_patterns(&self, level: usize) -> impl Iterator<Item = &[u8]> {
-        self.levels[level].patterns()
+    /// The patterns of literal level `level` as seeking searches for them, in the order of
+    /// the bits of the level's mask (none when the splitter is not seekable).
+    pub(crate) fn seek_patterns(&self, level: usize) -> &[SeekPattern] {
+        self.seek_patterns.get(level).map_or(&[], Vec::as_slice)
     }
 
     /// Per literal level, the mask of the patterns that can occur in a text lacking the
     /// bytes in `absent`.
     pub(crate) fn masks_without(&self, absent: &[u8]) -> Vec<u64> {
+        let mut masks = Vec::new();
+        self.masks_into(absent, &mut masks);
+        masks
+    }
+
+    /// [`Splitter::masks_without`] into `masks`, reusing its memory.
+    pub(crate) fn masks_into(&self, absent: &[u8], masks: &mut Vec<u64>) {
         // Per absent byte, the patterns it rules out, found at construction: checking every
         // needle byte against the absent ones here cost about 600 instructions per level
         // and text (2% of the engine on markdown-zh's short files).
-        let mut masks = self.all_patterns.clone();
+        masks.clear();
+        masks.extend_from_slice(&self.all_patterns);
         for byte in absent {
             if let Ok(row) = self
                 .ruled_out
@@ -523,7 +523,6 @@ impl Splitter {
                 }
             }
         }
-        masks
     }
 
     /// Whether this splitter cuts at Markdown structure (and needs the text's [`Outline`]).
@@ -598,31 +597,36 @@ impl Splitter {
     /// Trimmed bounds of `text[start..limit]`; equal bounds mean the region is blank.
     #[inline]
     pub(crate) fn trimmed(text: &str, start: usize, limit: usize) -> (usize, usize) {
-        // Byte by byte while the bytes are ASCII, decoding a char only at a non-ASCII byte:
-        // most pieces end with their separator's line breaks, and `trim_end_matches` decoded
-        // every one (10% of the engine's time on markdown-zh).
+        // Byte by byte, never decoding a char: most pieces end with their separator's line
+        // breaks, and `trim_end_matches` decoded every one (10% of the engine's time on
+        // markdown-zh); then decoding only the non-ASCII edges was still a tenth of a
+        // seeking cut on markdown-zh, whose pieces mostly end in "。".
         let bytes = text.as_bytes();
-        let mut content_start = start;
-        while content_start < limit {
-            let width = space_width(bytes[content_start], || {
-                text[content_start..limit].chars().next()
-            });
-            if width == 0 {
-                break;
-            }
-            content_start += width;
-        }
+        let content_start = Self::trimmed_start(text, start, limit);
         let mut content_end = limit;
         while content_end > content_start {
-            let width = space_width(bytes[content_end - 1], || {
-                text[content_start..content_end].chars().next_back()
-            });
+            let width = space_before(bytes, content_end);
             if width == 0 {
                 break;
             }
             content_end -= width;
         }
         (content_start, content_end)
+    }
+
+    /// [`Splitter::trimmed`]'s start alone.
+    #[inline]
+    pub(crate) fn trimmed_start(text: &str, start: usize, limit: usize) -> usize {
+        let bytes = text.as_bytes();
+        let mut content_start = start;
+        while content_start < limit {
+            let width = space_after(bytes, content_start);
+            if width == 0 {
+                break;
+            }
+            content_start += width;
+        }
+        content_start
     }
 
     /// Content bounds of a piece, `None` when it is blank.
@@ -855,40 +859,63 @@ impl Splitter {
     }
 }
 
-/// The width in bytes of the whitespace char at an edge of a region, 0 when that char is not
-/// whitespace: `byte` is the edge byte, and a non-ASCII one has its char decoded by `decode`.
+/// The separators of each level as seeking searches for them, `None` when the settings
+/// cannot be cut by seeking (see [`Splitter::seekable`]).
+fn seek_patterns(
+    config: &SplitterConfig,
+    sizer: &dyn Sizer,
+    levels: &[Searcher],
+) -> Option<Vec<Vec<SeekPattern>>> {
+    let seekable = config.structure == Structure::Plain
+        && config.trim
+        && config.overlap == 0
+        && config.min_chunk_size == 0
+        && config.keep_separator != KeepSeparator::Start
+        && sizer.counts_chars()
+        && levels
+            .iter()
+            .all(|level| matches!(level, Searcher::Finders(_)))
+        && config.separators.iter().all(|level| {
+            level.iter().all(|sep| crate::seek::is_blank(sep)) || crate::seek::cannot_overlap(level)
+        });
+    seekable.then(|| {
+        levels
+            .iter()
+            .map(|level| level.patterns().map(SeekPattern::new).collect())
+            .collect()
+    })
+}
+
+/// The width in bytes of the char that starts at `bytes[at]` (a char boundary) when it is
+/// whitespace ([`is_whitespace`]), else 0. The non-ASCII whitespace chars are few and fixed
+/// (Unicode `White_Space`: U+0085, U+00A0, U+1680, U+2000..=U+200A, U+2028, U+2029, U+202F,
+/// U+205F, U+3000), so their UTF-8 bytes are matched as they are, with no decoding.
 #[inline]
-fn space_width(byte: u8, decode: impl FnOnce() -> Option<char>) -> usize {
-    if byte.is_ascii() {
-        usize::from(is_ascii_space(byte))
-    } else if SPACE_EDGE_BYTES[usize::from(byte)] {
-        decode()
-            .filter(|&character| is_whitespace(character))
-            .map_or(0, char::len_utf8)
-    } else {
-        0
+fn space_after(bytes: &[u8], at: usize) -> usize {
+    match bytes[at..] {
+        [byte, ..] if byte.is_ascii() => usize::from(is_ascii_space(byte)),
+        [0xc2, 0x85 | 0xa0, ..] => 2,
+        [0xe1, 0x9a, 0x80, ..]
+        | [0xe2, 0x80, 0x80..=0x8a | 0xa8 | 0xa9 | 0xaf, ..]
+        | [0xe2, 0x81, 0x9f, ..]
+        | [0xe3, 0x80, 0x80, ..] => 3,
+        _ => 0,
     }
 }
 
-/// The bytes that can begin or end a non-ASCII whitespace char (U+0085, U+00A0, U+1680,
-/// U+2000..=U+200A, U+2028, U+2029, U+202F, U+205F, U+3000): first bytes C2, E1, E2, E3;
-/// last bytes 80..=8A, 9F, A0, A8, A9, AF. A piece edge on any other non-ASCII byte is not
-/// whitespace and is not decoded (most edges of CJK text).
-static SPACE_EDGE_BYTES: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0x80;
-    while byte <= 0x8a {
-        table[byte] = true;
-        byte += 1;
+/// [`space_after`] for the char that ends at `bytes[end]` (a char boundary).
+#[inline]
+fn space_before(bytes: &[u8], end: usize) -> usize {
+    match bytes[..end] {
+        [.., byte] if byte.is_ascii() => usize::from(is_ascii_space(byte)),
+        [.., 0xc2, 0x85 | 0xa0] => 2,
+        [.., 0xe1, 0x9a, 0x80]
+        | [.., 0xe2, 0x80, 0x80..=0x8a | 0xa8 | 0xa9 | 0xaf]
+        | [.., 0xe2, 0x81, 0x9f]
+        | [.., 0xe3, 0x80, 0x80] => 3,
+        _ => 0,
     }
-    let others = [0x9f, 0xa0, 0xa8, 0xa9, 0xaf, 0xc2, 0xe1, 0xe2, 0xe3];
-    let mut index = 0;
-    while index < others.len() {
-        table[others[index]] = true;
-        index += 1;
-    }
-    table
-};
+}
 
 /// Which of `candidates` do not occur in `text`, in one pass over it: the text is read in
 /// blocks that stay in the L1/L2 cache, each searched (`memchr3`, three bytes at a time) for
@@ -1393,21 +1420,26 @@ mod tests {
     }
 
     #[test]
-    fn space_edge_bytes_hold_every_whitespace_edge() {
-        // Every non-ASCII whitespace char begins and ends on a byte of the table, so an edge
-        // on any other byte is rightly left undecoded.
-        for character in (0x80..=0x10_ffff).filter_map(char::from_u32) {
-            if !is_whitespace(character) {
-                continue;
-            }
-            let mut encoded = [0_u8; 4];
-            let bytes = character.encode_utf8(&mut encoded).as_bytes();
-            for edge in [bytes[0], bytes[bytes.len() - 1]] {
-                assert!(SPACE_EDGE_BYTES[usize::from(edge)], "{character:?}");
-            }
+    fn whitespace_is_matched_by_its_bytes() {
+        // Every char, alone and between others, at both edges.
+        for character in (0..=0x10_ffff).filter_map(char::from_u32) {
+            let expected = if is_whitespace(character) {
+                character.len_utf8()
+            } else {
+                0
+            };
+            let text = format!("a{character}b");
+            let bytes = text.as_bytes();
+            assert_eq!(space_after(bytes, 1), expected, "{character:?}");
+            assert_eq!(
+                space_before(bytes, 1 + character.len_utf8()),
+                expected,
+                "{character:?}"
+            );
         }
         assert_eq!(Splitter::trimmed("\u{3000}中\u{2009}", 0, 9), (3, 6));
         assert_eq!(Splitter::trimmed("。\u{a0}", 0, 5), (0, 3));
+        assert_eq!(Splitter::trimmed(" \u{85}\u{2028} ", 0, 7), (7, 7));
     }
 
     #[test]

@@ -27,7 +27,7 @@ use rayon::prelude::*;
 
 use crate::error::ChunkError;
 use crate::markdown::Outline;
-use crate::seek::{LineMask, Seeker, Unseekable};
+use crate::seek::{LineMask, SeekPath, Seeker, Unseekable};
 use crate::size::CharIndex;
 use crate::span::{CharCursor, Span};
 use crate::split::{absent_bytes, Atom, Below, Prepared, Splitter};
@@ -203,6 +203,9 @@ impl Below for Cascade<'_, '_> {
 #[derive(Debug, Default)]
 struct LevelBuffers {
     found: LevelSpans,
+    /// The level's records, when it is cut by seeking.
+    records: Vec<SpanRecord>,
+    path: SeekPath,
     spans: Vec<Span>,
     atoms: Vec<Atom>,
     ranges: Vec<(usize, usize)>,
@@ -215,6 +218,8 @@ impl LevelBuffers {
             + (self.found.spans.capacity() + self.found.chars.capacity() + self.ranges.capacity())
                 * size_of::<(usize, usize)>()
             + self.spans.capacity() * size_of::<Span>()
+            + self.records.capacity() * size_of::<SpanRecord>()
+            + self.path.capacity_bytes()
             + self.atoms.capacity() * size_of::<Atom>()
     }
 }
@@ -224,6 +229,8 @@ impl LevelBuffers {
 struct Scratch {
     chars: CharIndex,
     lines: LineMask,
+    /// A level's separator masks while it is cut by seeking.
+    masks: Vec<u64>,
     levels: Vec<LevelBuffers>,
 }
 
@@ -334,6 +341,7 @@ fn cut_tree(
         let Scratch {
             chars,
             lines,
+            masks,
             levels: buffers,
         } = scratch;
         if counts_chars {
@@ -344,7 +352,7 @@ fn cut_tree(
         }
         if seekable {
             lines.rebuild(text);
-            if let Ok(table) = seek_tree(levels, text, &absent, chars, lines, buffers) {
+            if let Ok(table) = seek_tree(levels, text, &absent, chars, lines, masks, buffers) {
                 return Ok(table);
             }
         }
@@ -432,59 +440,75 @@ fn table_of<'f>(found: impl ExactSizeIterator<Item = &'f LevelSpans> + Clone) ->
 ///
 /// # Errors
 /// [`Unseekable`]: the text holds a piece only graphemes can cut; the atom engine cuts it.
+// Offsets into a str fit an i64 and back (a str is at most isize::MAX bytes).
+#[allow(
+    clippy::cast_possible_wrap,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
 fn seek_tree(
     levels: &[&Splitter],
     text: &str,
     absent: &[u8],
     chars: &CharIndex,
     lines: &LineMask,
+    masks: &mut Vec<u64>,
     buffers: &mut [LevelBuffers],
 ) -> Result<SpanTable, Unseekable> {
-    let document = (0, text.len());
+    let document = SpanRecord([0, 0, 0, 0, text.len() as i64, 0, 0]);
     for (depth, splitter) in levels.iter().enumerate() {
-        let masks = splitter.masks_without(absent);
-        let mut seeker = Seeker::new(splitter, text, chars, lines, &masks);
+        splitter.masks_into(absent, masks);
+        let mut seeker = Seeker::new(
+            splitter,
+            text,
+            chars,
+            lines,
+            masks,
+            &mut buffers[depth].path,
+        );
         let shares = depth > 0 && splitter.shares_pieces_with(levels[depth - 1]);
         let (above, rest) = buffers.split_at_mut(depth);
-        let buffer = &mut rest[0];
-        buffer.found.parent.clear();
-        buffer.found.spans.clear();
-        buffer.found.chars.clear();
-        buffer.spans.clear();
-        let parents: &[(usize, usize)] = match above.last() {
-            Some(level_above) => &level_above.found.spans,
+        let records = &mut rest[0].records;
+        records.clear();
+        let parents: &[SpanRecord] = match above.last() {
+            Some(level_above) => &level_above.records,
             None => std::slice::from_ref(&document),
         };
         if depth == 0 || shares {
-            seeker.reset(document);
+            seeker.reset((0, text.len()));
         }
-        for (row, &(start, end)) in parents.iter().enumerate() {
+        // The records are written as the chunks are found: no spans to convert and gather
+        // afterwards.
+        let number = (levels.len() - 1 - depth) as i64;
+        for (row, parent) in parents.iter().enumerate() {
+            let [_, _, _, start, end, _, _] = parent.0;
+            let (start, end) = (start as usize, end as usize);
             if depth > 0 && !shares {
                 seeker.reset((start, end));
             }
-            let first = buffer.spans.len();
-            seeker.cut(start, end, &mut buffer.spans)?;
-            buffer
-                .found
-                .parent
-                .extend(std::iter::repeat_n(row, buffer.spans.len() - first));
+            let row = if depth == 0 { -1 } else { row as i64 };
+            seeker.cut(start, end, |span| {
+                records.push(SpanRecord([
+                    number,
+                    records.len() as i64,
+                    row,
+                    span.start_byte as i64,
+                    span.end_byte as i64,
+                    span.start_char as i64,
+                    span.end_char as i64,
+                ]));
+            })?;
         }
-        buffer.found.spans.extend(
-            buffer
-                .spans
-                .iter()
-                .map(|span| (span.start_byte, span.end_byte)),
-        );
-        buffer.found.chars.extend(
-            buffer
-                .spans
-                .iter()
-                .map(|span| (span.start_char, span.end_char)),
-        );
+        seeker.finish(&mut rest[0].path);
     }
-    Ok(table_of(
-        buffers[..levels.len()].iter().map(|buffer| &buffer.found),
-    ))
+    let levels = &buffers[..levels.len()];
+    let mut table = SpanTable {
+        records: Vec::with_capacity(levels.iter().map(|level| level.records.len()).sum()),
+    };
+    for level in levels {
+        table.records.extend_from_slice(&level.records);
+    }
+    Ok(table)
 }
 
 /// Refuses overlapping parents: children of two overlapping parents would repeat each other
@@ -640,8 +664,15 @@ mod tests {
                 lines.rebuild(&text);
                 let mut buffers: Vec<LevelBuffers> =
                     levels.iter().map(|_| LevelBuffers::default()).collect();
-                if let Ok(table) = seek_tree(&levels, &text, &absent, &chars, &lines, &mut buffers)
-                {
+                if let Ok(table) = seek_tree(
+                    &levels,
+                    &text,
+                    &absent,
+                    &chars,
+                    &lines,
+                    &mut Vec::new(),
+                    &mut buffers,
+                ) {
                     assert_eq!(table, by_atoms);
                     sought += 1;
                 }
