@@ -334,7 +334,6 @@ fn cut_tree(
         .collect();
     check.sort_unstable();
     check.dedup();
-    let absent = absent_bytes(text, &check);
     let counts_chars = levels.iter().any(|level| level.sizer().counts_chars());
     let seekable = seek && outline.is_none() && levels.iter().all(|level| level.seekable());
     let table = Scratch::with(|scratch| {
@@ -350,8 +349,16 @@ fn cut_tree(
         if buffers.len() < levels.len() {
             buffers.resize_with(levels.len(), LevelBuffers::default);
         }
+        // A seeking cut reads the text once more, for its line feeds; that pass also tells
+        // which separator bytes the text lacks, unless they are common ones (long texts).
+        let facts = if seekable { lines.rebuild(text) } else { None };
+        let absent = match facts {
+            Some(facts) if check.iter().all(|&byte| byte == b'\r' || !byte.is_ascii()) => {
+                facts.absent(text, &check)
+            }
+            _ => absent_bytes(text, &check),
+        };
         if seekable {
-            lines.rebuild(text);
             if let Ok(table) = seek_tree(levels, text, &absent, chars, lines, masks, buffers) {
                 return Ok(table);
             }
@@ -661,7 +668,7 @@ mod tests {
                 // The comparison is only worth something where seeking did cut.
                 let absent = absent_bytes(&text, &[]);
                 let (chars, mut lines) = (CharIndex::new(&text), LineMask::default());
-                lines.rebuild(&text);
+                let _ = lines.rebuild(&text);
                 let mut buffers: Vec<LevelBuffers> =
                     levels.iter().map(|_| LevelBuffers::default()).collect();
                 if let Ok(table) = seek_tree(
