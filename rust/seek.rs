@@ -47,15 +47,30 @@
 //!   no "\r") searched for directly, not in windows: 0.64 / 0.26 / 0.18. Where the time
 //!   goes then (perf, markdown-en): the walk and its searches about 70%, the char index
 //!   build 7%, trimming 6%, the line-feed pass 4%.
+//! - Large texts (the corpus repeated, best pass in ms at 5 / 10 / 20 / 40 MB; the atom
+//!   engine: 2.8 / 4.3 / 9.5 / 19.7): with each level cut over the whole text in turn,
+//!   1.3 / 2.8 / 8.3 / 21.0, 3x the time for twice the text once it outgrew the caches;
+//!   with the levels cut as a cascade (`tree::seek_tree`), 2.4 / 2.7 / 7.5 / 19.6 (each
+//!   walk jumps `chunk_size` chars ahead, and waited for memory at every jump); with the
+//!   memory asked for 16 KB ahead of the top level's walk ([`Seeker::fetch_ahead`], texts of
+//!   1 MB and more), 2.4 / 2.7 / 6.3 / 13.0.
 //! - Tried and dropped: the whole seek compiled a second time with the popcount
 //!   instruction (helpers inlined into one function): no better than the instruction
 //!   written out in the look-up, and code layout moved the figures by 5% either way; the
 //!   separator-byte check folded into the line-feed pass (three more SSE2 compares per 16
 //!   bytes): slower than its own `memchr3` pass (markdown-en 0.30 -> 0.32).
 
-use crate::size::{is_whitespace, CharIndex};
+use crate::size::{is_whitespace, prefetch, CharIndex};
 use crate::span::Span;
 use crate::split::Splitter;
+
+/// How far ahead of a walk its memory is asked for (see [`Seeker::fetch_ahead`]).
+const FETCH_AHEAD: usize = 16 * 1024;
+
+/// Texts from this length on have their memory asked for ahead of the walk: a shorter one
+/// is still in the caches from the passes that built its char index and line mask, and
+/// asking cost 10% on markdown-en's files (11 KB).
+const FETCH_FROM: usize = 1 << 20;
 
 /// The text could not be cut by seeking: the atom engine cuts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,6 +148,15 @@ impl LineMask {
     /// Bytes of memory it holds.
     pub(crate) fn capacity_bytes(&self) -> usize {
         self.words.capacity() * std::mem::size_of::<u64>()
+    }
+
+    /// Asks the CPU to fetch the mask's memory for the bytes `[from, to)` into cache.
+    #[inline]
+    fn prefetch(&self, from: usize, to: usize) {
+        // Eight words per cache line.
+        for word in (from / 64..to.div_ceil(64).min(self.words.len())).step_by(8) {
+            prefetch(std::ptr::from_ref(&self.words[word]).cast());
+        }
     }
 
     /// Word `word` of the mask of starts of `width` line feeds in a row (1 or 2).
@@ -364,6 +388,9 @@ pub(crate) struct Seeker<'a> {
     lines: &'a LineMask,
     /// Per separator level, the patterns that can occur in the text (see `Searcher::mask`).
     masks: &'a [u64],
+    /// Where the memory ahead of the walk has been asked for, up to (see
+    /// [`Seeker::fetch_ahead`]); `usize::MAX` when it is not asked for.
+    fetched: usize,
     /// The pieces holding the last position sought, outermost first: the next position is
     /// further on, so most of them still hold it and are not searched for again.
     path: Vec<Node>,
@@ -387,7 +414,17 @@ impl<'a> Seeker<'a> {
             chars,
             lines,
             masks,
+            fetched: usize::MAX,
             path: std::mem::take(&mut path.0),
+        }
+    }
+
+    /// Asks for the memory ahead of each walk (see [`Seeker::fetch_ahead`]): for the top
+    /// level of a text larger than [`FETCH_FROM`] (the levels below walk inside the chunks
+    /// of the top level, which it asked for already).
+    pub(crate) fn fetch_ahead_of_walks(&mut self) {
+        if self.text.len() >= FETCH_FROM {
+            self.fetched = 0;
         }
     }
 
@@ -408,12 +445,13 @@ impl<'a> Seeker<'a> {
         &mut self,
         start: usize,
         end: usize,
-        mut emit: impl FnMut(Span),
+        emit: &mut dyn FnMut(Span) -> Result<(), Unseekable>,
     ) -> Result<(), Unseekable> {
         let limit = self.splitter.config().chunk_size;
         let (mut chunk_start, content_end) = self.trimmed(start, end);
         let end_char = self.chars.chars_before(content_end);
         while chunk_start < content_end {
+            self.fetch_ahead(chunk_start, content_end);
             let start_char = self.chars.chars_before(chunk_start);
             let (chunk_end, chunk_end_char) = if end_char - start_char <= limit {
                 (content_end, end_char)
@@ -430,10 +468,32 @@ impl<'a> Seeker<'a> {
                 end_byte: chunk_end,
                 start_char,
                 end_char: chunk_end_char,
-            });
+            })?;
             chunk_start = Splitter::trimmed_start(self.text, chunk_end, content_end);
         }
         Ok(())
+    }
+
+    /// Asks for the text, char index and line mask ahead of a walk at `position` into cache.
+    /// Each chunk's walk jumps `chunk_size` chars ahead, past where the hardware prefetches:
+    /// on a text larger than the caches every jump waited for memory, and the corpus
+    /// repeated 4x (20 MB) took 3x the time of 2x (the atom engine reads the text in order
+    /// and did not). Asked [`FETCH_AHEAD`] bytes ahead, the memory comes in while the walk
+    /// works, as it does for the atom engine.
+    #[inline]
+    fn fetch_ahead(&mut self, position: usize, end: usize) {
+        let until = (position + FETCH_AHEAD).min(end);
+        if until <= self.fetched {
+            return;
+        }
+        let from = self.fetched.max(position);
+        let bytes = self.text.as_bytes();
+        for line in (from..until).step_by(64) {
+            prefetch(bytes[line..].as_ptr());
+        }
+        self.chars.prefetch(from, until);
+        self.lines.prefetch(from, until);
+        self.fetched = until;
     }
 
     /// The byte offset of char `target` (counted from the text's start), which lies after
