@@ -350,13 +350,22 @@ fn cut_tree(
             buffers.resize_with(levels.len(), LevelBuffers::default);
         }
         // A seeking cut reads the text once more, for its line feeds; that pass also tells
-        // which separator bytes the text lacks, unless they are common ones (long texts).
+        // which separator bytes the text lacks, unless common ones are checked (long texts:
+        // checked first, and a text that can hold no separator at all is cut by graphemes,
+        // so not by seeking; 10 / 20 MB of "x" paid for a line-feed pass for nothing).
+        let common = !check.iter().all(|&byte| byte == b'\r' || !byte.is_ascii());
+        let checked = common.then(|| absent_bytes(text, &check));
+        let seekable = seekable
+            && checked.as_ref().is_none_or(|absent| {
+                levels
+                    .iter()
+                    .any(|level| level.masks_without(absent).iter().any(|&mask| mask != 0))
+            });
         let facts = if seekable { lines.rebuild(text) } else { None };
-        let absent = match facts {
-            Some(facts) if check.iter().all(|&byte| byte == b'\r' || !byte.is_ascii()) => {
-                facts.absent(text, &check)
-            }
-            _ => absent_bytes(text, &check),
+        let absent = match (checked, facts) {
+            (Some(absent), _) => absent,
+            (None, Some(facts)) => facts.absent(text, &check),
+            (None, None) => absent_bytes(text, &check),
         };
         if seekable {
             if let Ok(table) = seek_tree(levels, text, &absent, chars, lines, masks, buffers) {
@@ -480,6 +489,10 @@ fn seek_tree(
         .collect();
     stages[0].seeker.reset((0, text.len()));
     stages[0].seeker.fetch_ahead_of_walks();
+    // The lowest level's records become the table (see below): room for about a chunk per
+    // `chunk_size` bytes.
+    buffers[levels.len() - 1].records =
+        Vec::with_capacity(text.len() / levels[levels.len() - 1].config().chunk_size + 16);
     for stage in &mut stages[1..] {
         if stage.shares {
             stage.seeker.reset((0, text.len()));
@@ -490,14 +503,18 @@ fn seek_tree(
         stage.seeker.finish(&mut buffer.path);
     }
     cut?;
-    let levels = &buffers[..levels.len()];
-    let mut table = SpanTable {
-        records: Vec::with_capacity(levels.iter().map(|level| level.records.len()).sum()),
-    };
-    for level in levels {
-        table.records.extend_from_slice(&level.records);
-    }
-    Ok(table)
+    // The lowest level, the most numerous, was written straight into the table's memory;
+    // the levels above go before it. (Gathered from the scratch into a new table, a large
+    // text's records were written twice, and held twice: on 20 MB of "a " the scratch then
+    // outgrew what a thread keeps, and was allocated and faulted in anew at every call.)
+    let last = levels.len() - 1;
+    let mut records = std::mem::take(&mut buffers[last].records);
+    let upper: Vec<SpanRecord> = buffers[..last]
+        .iter()
+        .flat_map(|level| level.records.iter().copied())
+        .collect();
+    records.splice(0..0, upper);
+    Ok(SpanTable { records })
 }
 
 /// One level of a tree cut by seeking.
