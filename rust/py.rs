@@ -364,6 +364,17 @@ impl PyTree {
     fn borrowed(&self) -> Vec<&Splitter> {
         self.levels.iter().map(AsRef::as_ref).collect()
     }
+
+    /// The span table of `text` by `cut` (with or without seeking), GIL released.
+    fn cut<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        cut: fn(&[&Splitter], &str) -> Result<SpanTable, ChunkError>,
+    ) -> PyResult<Bound<'py, PyArray1<SpanRecord>>> {
+        let table = py.detach(|| engine(|| cut(&self.borrowed(), text)))?;
+        Ok(table_to_numpy(py, table))
+    }
 }
 
 #[pymethods]
@@ -388,8 +399,7 @@ impl PyTree {
         py: Python<'py>,
         text: PyBackedStr,
     ) -> PyResult<Bound<'py, PyArray1<SpanRecord>>> {
-        let table = py.detach(|| engine(|| tree::tree_spans(&self.borrowed(), &text)))?;
-        Ok(table_to_numpy(py, table))
+        self.cut(py, &text, tree::tree_spans)
     }
 
     /// `spans` by the atom engine alone, never by seeking: the reference that seeking is
@@ -399,8 +409,7 @@ impl PyTree {
         py: Python<'py>,
         text: PyBackedStr,
     ) -> PyResult<Bound<'py, PyArray1<SpanRecord>>> {
-        let table = py.detach(|| engine(|| tree::tree_spans_by_atoms(&self.borrowed(), &text)))?;
-        Ok(table_to_numpy(py, table))
+        self.cut(py, &text, tree::tree_spans_by_atoms)
     }
 
     /// `spans` of many documents on `workers` threads.
