@@ -10,9 +10,81 @@ from typing import Any, NoReturn
 from spanchunk import _core
 from spanchunk.errors import _encoding_error
 
-__all__ = ["Document"]
+__all__ = ["Document", "FrozenDict", "freeze_metadata", "thaw_metadata"]
 
 _EMPTY_METADATA: Mapping[str, Any] = MappingProxyType({})
+
+
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """A read-only dict: the form a nested mapping takes inside a document's metadata.
+
+    A subclass of ``dict`` so that ``json``, orjson, pyarrow and pickle take it as a dict; every
+    method that would change it raises ``TypeError``. Built by ``freeze_metadata``.
+    """
+
+    __slots__ = ()
+
+    def _read_only(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError(
+            "chunk and document metadata is read-only: copy it first, e.g. "
+            "thaw_metadata(chunk.metadata), and change the copy"
+        )
+
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
+
+    def __reduce__(self) -> tuple[type[FrozenDict], tuple[dict[Any, Any]]]:
+        return (FrozenDict, (dict(self),))
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+
+def _freeze(value: object) -> object:
+    if isinstance(value, Mapping):
+        return FrozenDict({key: _freeze(item) for key, item in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(item) for item in value)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(value)
+    return value
+
+
+def freeze_metadata(metadata: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A deep, read-only copy of ``metadata``: the form documents and chunks hold.
+
+    The top level becomes a ``types.MappingProxyType``; nested mappings become ``FrozenDict``,
+    lists and tuples become tuples, sets frozensets. Other values (str, numbers, None, your own
+    objects) are kept as they are: an object of your own that can change is yours to keep
+    unchanged. Freezing happens once per document (chunks share the document's frozen
+    metadata), so it costs nothing per chunk.
+
+    Example:
+        >>> frozen = freeze_metadata({"authors": ["ada"]})
+        >>> frozen["authors"]
+        ('ada',)
+    """
+    return MappingProxyType({key: _freeze(value) for key, value in metadata.items()})
+
+
+def _thaw(value: object) -> object:
+    if isinstance(value, Mapping):
+        return {key: _thaw(item) for key, item in value.items()}
+    if isinstance(value, tuple):
+        return [_thaw(item) for item in value]
+    if isinstance(value, frozenset):
+        return set(value)
+    return value
+
+
+def thaw_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """A plain, mutable deep copy of frozen metadata (dicts, lists and sets again).
+
+    Example:
+        >>> thaw_metadata(freeze_metadata({"authors": ["ada"]}))
+        {'authors': ['ada']}
+    """
+    return {key: _thaw(value) for key, value in metadata.items()}
 
 
 def _text_type_error(text: object, what: str = "text", expected: str = "a str") -> TypeError:
@@ -39,14 +111,18 @@ class Document:
         text: The text, a ``str`` (bytes must be decoded first).
         id: A stable id for the document. Defaults to a hash of the text (16 hex digits),
             so the same text always gets the same id.
-        metadata: A mapping copied into the document and shared, read-only, by its chunks.
+        metadata: A mapping deep-copied into the document in read-only form (nested
+            mappings become read-only dicts, lists become tuples: see ``freeze_metadata``)
+            and shared by its chunks, so no chunk can change another's metadata.
         source: Where the text came from (a path or a URL); chunks get it as
-            ``metadata["source"]``.
+            ``metadata["source"]``. Given with a different ``metadata["source"]``, it is
+            refused (ValueError): pass one of the two.
 
     Raises:
         TypeError: ``text`` is not a ``str``, ``id`` or ``source`` is not a ``str``, or
             ``metadata`` is not a mapping.
-        ValueError: ``text`` (or ``id``) cannot be encoded as UTF-8 (a lone surrogate).
+        ValueError: ``text`` (or ``id``) cannot be encoded as UTF-8 (a lone surrogate), or
+            ``source`` and ``metadata["source"]`` disagree.
 
     Example:
         >>> from spanchunk import Document
@@ -83,7 +159,7 @@ class Document:
         if metadata is None:
             frozen = _EMPTY_METADATA
         elif isinstance(metadata, Mapping):
-            frozen = MappingProxyType(dict(metadata))
+            frozen = freeze_metadata(metadata)
         else:
             raise TypeError(
                 f"metadata must be a mapping such as a dict, not {type(metadata).__name__}: "
@@ -95,6 +171,12 @@ class Document:
             if not isinstance(source, str):
                 raise TypeError(
                     f"source must be a str (a path or a URL) or None, not {type(source).__name__}"
+                )
+            given = frozen.get("source", source)
+            if given != source:
+                raise ValueError(
+                    f"source={source!r} disagrees with metadata['source']={given!r}: pass the "
+                    "source once, either as source= or in metadata"
                 )
         setattr_ = object.__setattr__
         setattr_(self, "text", text)
@@ -110,7 +192,7 @@ class Document:
 
     def __reduce__(self) -> tuple[type[Document], tuple[str, str, dict[str, Any], str | None]]:
         # MappingProxyType does not pickle: send a plain dict and let __init__ freeze it again.
-        return (Document, (self.text, self.id, dict(self.metadata), self.source))
+        return (Document, (self.text, self.id, thaw_metadata(self.metadata), self.source))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Document):
@@ -134,7 +216,7 @@ class Document:
         """The read-only metadata every chunk of this document shares.
 
         The document's metadata plus ``"source"`` when the document has one (the ``source``
-        argument wins over a ``"source"`` key in ``metadata``).
+        argument and a ``"source"`` key in ``metadata`` agree: ``__init__`` checks it).
         """
         if self.source is None:
             return self.metadata
