@@ -132,8 +132,14 @@ class Sizing:
         return self.__dict__.copy()
 
 
+# multiprocessing loads a parent's main module in a spawn (or forkserver) worker as
+# "__mp_main__": the same function, so the same name, or its chunks would get other ids there.
+_MAIN_MODULE_ALIASES = {"__mp_main__": "__main__"}
+
+
 def _qualified_name(function: Callable[..., Any]) -> str:
     module = getattr(function, "__module__", None) or type(function).__module__
+    module = _MAIN_MODULE_ALIASES.get(module, module)
     name = getattr(function, "__qualname__", None) or type(function).__qualname__
     return f"{module}.{name}"
 
