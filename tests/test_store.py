@@ -513,21 +513,23 @@ def test_two_writer_processes_and_a_reader_at_once(path: Path) -> None:
 
 
 KILLED_WRITER = """
-import sys, time
+import os, sys, time
 from spanchunk import Document, ParentChildChunker, SqliteRegistry
 path = sys.argv[1]
 chunker = ParentChildChunker(parent_size=2000, child_size=100)
 store = SqliteRegistry(path, children=True)
 connection = store._conn()
 # Spill dirty pages into the WAL file mid-transaction, so the kill leaves them on disk.
+# No checkpoints, so the WAL only grows and its size shows what the killed transaction wrote.
 connection.execute("PRAGMA cache_size = 8")
-state = {"inside": False, "steps": 0}
+connection.execute("PRAGMA wal_autocheckpoint = 0")
+state = {"inside": False, "steps": 0, "wal": 0}
 
 def progress():
     if state["inside"]:
         state["steps"] += 1
         if state["steps"] == 200:
-            print("inside", flush=True)
+            print("inside", state["wal"], os.path.getsize(path + "-wal"), flush=True)
             time.sleep(60)  # killed here, in the middle of the upsert's transaction
     return 0
 
@@ -536,6 +538,7 @@ for d in range(4):
     text = f"Document {d}. " + "A line of a long document that goes on. " * 20000
     tree = chunker.chunk_tree(Document(text, id=f"doc-{d}"))
     state["inside"] = d == 3
+    state["wal"] = os.path.getsize(path + "-wal")
     store.upsert(f"doc-{d}", tree, fingerprint=chunker.fingerprint())
     print(f"committed doc-{d} {len(tree)}", flush=True)
 """
@@ -545,13 +548,15 @@ for d in range(4):
 def test_a_writer_killed_mid_upsert_loses_nothing_committed(path: Path) -> None:
     process = start_python(KILLED_WRITER, str(path))
     committed: dict[str, int] = {}
+    wal_sizes: list[int] = []
     assert process.stdout is not None
     for line in process.stdout:
         if line.startswith("committed"):
             _, document_id, count = line.split()
             committed[document_id] = int(count)
-        elif line.strip() == "inside":
+        elif line.startswith("inside"):
             os.kill(process.pid, signal.SIGKILL)
+            wal_sizes = [int(size) for size in line.split()[1:]]
             break
     process.wait(timeout=60)
     assert process.stderr is not None
@@ -560,14 +565,17 @@ def test_a_writer_killed_mid_upsert_loses_nothing_committed(path: Path) -> None:
     process.stderr.close()
     assert process.returncode == -signal.SIGKILL, stderr
     assert sorted(committed) == ["doc-0", "doc-1", "doc-2"]
-    assert Path(f"{path}-wal").stat().st_size > 0  # the killed transaction reached the WAL
+    before, during = wal_sizes
+    assert during > before + 100_000  # the killed transaction had written pages to the WAL
     with SqliteRegistry(path, children=True) as store:
         counts: dict[str, int] = {}
         for chunk in store:
             counts[chunk.document_id] = counts.get(chunk.document_id, 0) + 1
         assert counts == committed  # doc-3: not there at all, not half there
         expected = ParentChildChunker(2000, 100).chunk_tree(
-            Document("Document 1. " + "A line of a long document that goes on. " * 20000, id="doc-1")
+            Document(
+                "Document 1. " + "A line of a long document that goes on. " * 20000, id="doc-1"
+            )
         )
         assert store.window("doc-1", 0, 0, 10**6) == [c for c in expected if c.level == 0]
         # and the store still takes writes after the crash

@@ -122,7 +122,7 @@ def expand_hits(
     known = lookup(wanted) if (wanted and lookup is not None) else {}
     seen: set[str] = set()
     expanded: list[Any] = []
-    for chunk, score in zip(chunks, scores):
+    for chunk, score in zip(chunks, scores, strict=True):
         parent_id = chunk.parent_id
         if parent_id is None:
             chosen = chunk

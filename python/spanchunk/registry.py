@@ -18,6 +18,7 @@ from spanchunk.store import (
 
 __all__ = ["ParentRegistry"]
 
+
 class ParentRegistry:
     """A thread-safe, in-memory store of parent chunks, keyed by id, in insertion order.
 

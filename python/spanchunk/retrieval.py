@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from types import MappingProxyType
 from typing import Any, Literal, overload
 
@@ -139,7 +140,9 @@ def auto_merge(
     hits: Iterable[tuple[Chunk, float]], store: ParentStore, threshold: float = 0.5
 ) -> list[tuple[Chunk, float]]: ...
 @overload
-def auto_merge(hits: Iterable[Chunk], store: ParentStore, threshold: float = 0.5) -> list[Chunk]: ...
+def auto_merge(
+    hits: Iterable[Chunk], store: ParentStore, threshold: float = 0.5
+) -> list[Chunk]: ...
 
 
 def auto_merge(hits: Iterable[Any], store: ParentStore, threshold: float = 0.5) -> list[Any]:
@@ -181,45 +184,54 @@ def auto_merge(hits: Iterable[Any], store: ParentStore, threshold: float = 0.5) 
     limit = _threshold(threshold)
     rows, scored = _scored(hits, "auto_merge")
     parents: dict[str, Chunk | None] = {}
-    while True:
-        groups: dict[str, list[list[Any]]] = {}
-        for row in rows:
-            parent_id = row[0].parent_id
-            if parent_id is not None:
-                groups.setdefault(parent_id, []).append(row)
-        unknown = [parent_id for parent_id in groups if parent_id not in parents]
-        if unknown:
-            found = store.get_many(unknown)
-            for parent_id in unknown:
-                parent = found.get(parent_id)
-                if parent is None:
-                    parent = parent_from_content(groups[parent_id][0][0])
-                parents[parent_id] = parent
-        merged_away: set[str] = set()
-        added: list[list[Any]] = []
-        for parent_id, members in groups.items():
-            parent = parents[parent_id]
-            if parent is None:
-                continue
-            total = len(parent.child_ids) or 1
-            if len(members) / total > limit:
-                merged_away.update(member[0].id for member in members)
-                added.append([parent, sum(member[1] for member in members) / len(members)])
-        if not merged_away:
-            break
-        rows = [row for row in rows if row[0].id not in merged_away]
-        present = {row[0].id: row for row in rows}
-        for row in added:
-            existing = present.get(row[0].id)
-            if existing is None:
-                rows.append(row)
-                present[row[0].id] = row
-            else:  # the parent was itself a hit: once, with the better score
-                existing[1] = max(existing[1], row[1])
+    while _merge_round(rows, store, limit, parents):
+        pass
     rows.sort(key=lambda row: row[1], reverse=True)
     if scored:
         return [(row[0], row[1]) for row in rows]
     return [row[0] for row in rows]
+
+
+def _merge_round(
+    rows: list[list[Any]], store: ParentStore, limit: float, parents: dict[str, Chunk | None]
+) -> bool:
+    """One round of merging, in place: every parent with enough of its children among the
+    rows replaces them (appended, in the order first reached). Whether anything merged."""
+    groups: dict[str, list[list[Any]]] = {}
+    for row in rows:
+        parent_id = row[0].parent_id
+        if parent_id is not None:
+            groups.setdefault(parent_id, []).append(row)
+    unknown = [parent_id for parent_id in groups if parent_id not in parents]
+    if unknown:
+        found = store.get_many(unknown)
+        for parent_id in unknown:
+            parent = found.get(parent_id)
+            if parent is None:
+                parent = parent_from_content(groups[parent_id][0][0])
+            parents[parent_id] = parent
+    merged_away: set[str] = set()
+    added: list[list[Any]] = []
+    for parent_id, members in groups.items():
+        parent = parents[parent_id]
+        if parent is None:
+            continue
+        total = len(parent.child_ids) or 1
+        if len(members) / total > limit:
+            merged_away.update(member[0].id for member in members)
+            added.append([parent, sum(member[1] for member in members) / len(members)])
+    if not merged_away:
+        return False
+    rows[:] = [row for row in rows if row[0].id not in merged_away]
+    present = {row[0].id: row for row in rows}
+    for row in added:
+        existing = present.get(row[0].id)
+        if existing is None:
+            rows.append(row)
+            present[row[0].id] = row
+        else:  # the parent was itself a hit: once, with the better score
+            existing[1] = max(existing[1], row[1])
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,7 +325,7 @@ def _joined(chunks: Sequence[Chunk], gaps: _Gaps) -> str | None:
     """The document text from the first chunk's start to the last one's end, or None."""
     pieces = [chunks[0].text]
     end_char = chunks[0].end_char
-    for left, chunk in zip(chunks, chunks[1:]):
+    for left, chunk in pairwise(chunks):
         if chunk.start_char > end_char:
             gap = gaps.between(left, end_char, chunk.start_char)
             if gap is None:
@@ -327,7 +339,7 @@ def _joined(chunks: Sequence[Chunk], gaps: _Gaps) -> str | None:
 
 
 def _window(chunks: Sequence[Chunk], text: str, hits: tuple[Chunk, ...]) -> Window:
-    first, last = chunks[0], chunks[-1]
+    first = chunks[0]
     return Window(
         first.document_id,
         first.level,

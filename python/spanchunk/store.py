@@ -588,9 +588,7 @@ class SqliteRegistry:
         """The fingerprint of the chunker that filled the store (None: not recorded yet)."""
         with self._lock:
             row = (
-                self._conn()
-                .execute("SELECT value FROM meta WHERE key = 'fingerprint'")
-                .fetchone()
+                self._conn().execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
             )
         return None if row is None else row[0]
 
@@ -670,9 +668,7 @@ class SqliteRegistry:
                     (document_id, wanted),
                 )
             else:
-                connection.execute(
-                    "DELETE FROM documents WHERE document_id = ?", (document_id,)
-                )
+                connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
         return True
 
     @overload
@@ -750,9 +746,7 @@ class SqliteRegistry:
         with self._lock:
             rows = (
                 self._conn()
-                .execute(
-                    "SELECT document_id FROM chunks GROUP BY document_id ORDER BY min(rowid)"
-                )
+                .execute("SELECT document_id FROM chunks GROUP BY document_id ORDER BY min(rowid)")
                 .fetchall()
             )
         return [row[0] for row in rows]
