@@ -7,6 +7,8 @@ restarts, two writers and a reader at once, and a writer killed with SIGKILL mid
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import json
 import os
 import pickle
@@ -580,3 +582,10 @@ def test_a_writer_killed_mid_upsert_loses_nothing_committed(path: Path) -> None:
         assert store.window("doc-1", 0, 0, 10**6) == [c for c in expected if c.level == 0]
         # and the store still takes writes after the crash
         assert store.upsert("doc-3", make_tree(TEXT_B, "doc-3")) is True
+
+
+@pytest.mark.parametrize("module", ["spanchunk.store", "spanchunk.registry", "spanchunk.retrieval"])
+def test_docstring_examples(module: str) -> None:
+    imported = importlib.import_module(module)
+    failures, tried = doctest.testmod(imported, optionflags=doctest.ELLIPSIS)
+    assert tried and not failures
