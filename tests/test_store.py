@@ -589,3 +589,18 @@ def test_docstring_examples(module: str) -> None:
     imported = importlib.import_module(module)
     failures, tried = doctest.testmod(imported, optionflags=doctest.ELLIPSIS)
     assert tried and not failures
+
+
+def test_a_second_writer_waits_then_times_out_while_readers_read(path: Path) -> None:
+    tree = make_tree()
+    with SqliteRegistry(path) as holder, SqliteRegistry(path, timeout=0.2) as waiter:
+        holder.add(tree)
+        holder._conn().execute("BEGIN IMMEDIATE")  # another writer's open transaction
+        try:
+            with pytest.raises(TimeoutError, match=r"one writer at a time.*longer timeout"):
+                waiter.add(make_tree(TEXT_B, "doc-b"))
+            assert list(waiter) == tree  # reading never waits for the writer
+        finally:
+            holder._conn().execute("ROLLBACK")
+        waiter.add(make_tree(TEXT_B, "doc-b"))  # the lock is free again
+        assert len(holder) == len(tree) + len(make_tree(TEXT_B, "doc-b"))

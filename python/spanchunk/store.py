@@ -662,6 +662,8 @@ class SqliteRegistry:
         """
         items = checked_chunks(chunks, "SqliteRegistry.add")
         offered = check_fingerprint(fingerprint)
+        if not items and offered is None:
+            return
         rows = self._rows(items)  # encoding errors come before any write
         documents = [(document_id,) for document_id in {row[2]: None for row in rows}]
         with self._write() as connection:
