@@ -338,6 +338,24 @@ def _joined(chunks: Sequence[Chunk], gaps: _Gaps) -> str | None:
     return "".join(pieces)
 
 
+def _extended(text: str, run: list[Chunk], chunk: Chunk, side: str, gaps: _Gaps) -> str | None:
+    """The window's text with ``chunk`` added on ``side`` (None: a gap nothing covers). Only
+    the new part is sliced, so growing a window is linear in what it grows by."""
+    start_char = run[0].start_char
+    end_char = max(member.end_char for member in run)
+    if side == "right":
+        if chunk.start_char >= end_char:
+            gap = gaps.between(run[-1], end_char, chunk.start_char)
+            return None if gap is None else text + gap + chunk.text
+        if chunk.end_char > end_char:  # an overlap: only what is new
+            return text + chunk.text[end_char - chunk.start_char :]
+        return text
+    if chunk.end_char <= start_char:
+        gap = gaps.between(chunk, chunk.end_char, start_char)
+        return None if gap is None else chunk.text + gap + text
+    return chunk.text[: max(0, start_char - chunk.start_char)] + text
+
+
 def _window(chunks: Sequence[Chunk], text: str, hits: tuple[Chunk, ...]) -> Window:
     first = chunks[0]
     return Window(
@@ -393,12 +411,15 @@ def _grow(
             if candidate is None:
                 blocked[side] = True
                 continue
-            trial = [*run, candidate] if side == "right" else [candidate, *run]
-            joined = _joined(trial, gaps)
-            if joined is None or measure(joined) > budget:
+            grown = _extended(text, run, candidate, side, gaps)
+            if grown is None or measure(grown) > budget:
                 blocked[side] = True
                 continue
-            run, text = trial, joined
+            text = grown
+            if side == "right":
+                run.append(candidate)
+            else:
+                run.insert(0, candidate)
     return _window(run, text, (hit,))
 
 

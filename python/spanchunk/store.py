@@ -342,8 +342,12 @@ class SqliteRegistry:
 
     Concurrency (what is safe):
         - Any number of reader processes and threads at once, while one writer writes: in
-          WAL mode readers never wait for the writer and each query (and each call that makes
-          several, such as ``window`` or ``__iter__``) sees one committed state.
+          WAL mode readers never wait for the writer, and every read method (``get``,
+          ``get_many``, ``window``, iteration, ``expand``, ...) sees one committed state: a
+          document being upserted shows its old chunks or its new ones, never a mix. A
+          helper that reads several times (``retrieval.auto_merge`` once per round,
+          ``retrieval.neighbours`` once per step) can see a write that commits between two
+          of its reads.
         - One writer at a time. Every write (``add``, ``upsert``, ``delete_document``,
           ``clear``) is one transaction that takes the write lock when it starts (``BEGIN
           IMMEDIATE``); a second writer, in another process or thread, waits for it up to
@@ -361,8 +365,8 @@ class SqliteRegistry:
           network file system (NFS, SMB).
 
     Args:
-        path: The store's file; created (with its folder's existing parent) when missing,
-            unless ``create=False``.
+        path: The store's file; created when missing (its folder must exist), unless
+            ``create=False``.
         children: Ask the chunkers to send the leaves too (``keeps_children``).
         timeout: Seconds a write waits for another writer's lock before ``TimeoutError``.
         create: Create the file when it does not exist (False: ``FileNotFoundError``).
