@@ -74,9 +74,13 @@ def path(tmp_path: Path) -> Path:
 
 
 def test_both_registries_satisfy_the_protocol(path: Path) -> None:
+    # The annotations are the static half: a type checker run over the tests checks that
+    # both classes match every member of the protocol, signatures included.
+    memory: ParentStore = ParentRegistry()
     with SqliteRegistry(path) as sqlite_store:
-        assert isinstance(sqlite_store, ParentStore)
-    assert isinstance(ParentRegistry(), ParentStore)
+        on_disk: ParentStore = sqlite_store
+        assert isinstance(on_disk, ParentStore)
+    assert isinstance(memory, ParentStore)
     assert not isinstance({}, ParentStore)
 
 

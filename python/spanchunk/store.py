@@ -89,6 +89,12 @@ class ParentStore(Protocol):
         False, writing nothing, when the set is the one stored."""
         ...
 
+    @overload
+    def get(self, chunk_id: str) -> Chunk | None: ...
+    @overload
+    def get(self, chunk_id: str, default: Chunk) -> Chunk: ...
+    @overload
+    def get(self, chunk_id: str, default: Any) -> Any: ...
     def get(self, chunk_id: str, default: Any = None) -> Any:
         """The chunk with this id, or ``default``."""
         ...
@@ -591,7 +597,7 @@ class SqliteRegistry:
         if len(decoded) > _METADATA_CACHE:
             decoded.clear()
         child_ids = decode_child_ids
-        chunks = []
+        chunks: list[Chunk] = []
         separator = _ID_SEPARATOR
         append = chunks.append
         # Unpacking each row once (one opcode) costs less than twelve subscripts.
