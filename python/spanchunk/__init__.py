@@ -19,6 +19,7 @@ from spanchunk.chunkers import (
 from spanchunk.document import Document
 from spanchunk.errors import ChunkingError, SkippedDocumentWarning
 from spanchunk.registry import ParentRegistry
+from spanchunk.store import ParentStore, SqliteRegistry
 
 __all__ = [
     "Chunk",
@@ -29,7 +30,9 @@ __all__ = [
     "MarkdownChunker",
     "ParentChildChunker",
     "ParentRegistry",
+    "ParentStore",
     "RecursiveChunker",
     "SkippedDocumentWarning",
+    "SqliteRegistry",
     "__version__",
 ]

@@ -1,0 +1,926 @@
+"""Parent stores: the ``ParentStore`` protocol, and ``SqliteRegistry``, parents in an SQLite file.
+
+Performance notes
+-----------------
+Measured with ``benches/store.py`` (figures in ``benches/results/store.md``) on the project's
+2-core shared container: every parent of the shared corpus, ``ParentChildChunker(2000,
+400)``, 2,637 parents, 4.95 MB of UTF-8. What was tried and what won:
+
+- One transaction per call and one ``executemany`` over prepared tuples: sqlite3 then binds
+  and steps in C. ``synchronous=NORMAL`` (the WAL default that survives a process crash)
+  keeps ``fsync`` out of every commit.
+- 16 KiB pages instead of the default 4 KiB: a 2000-char parent (2-8 KB of UTF-8) then fits
+  in its page instead of spilling into overflow pages; ``add`` went from about 15 to over
+  100 MB/s and reading back from about 30 to 80-120 MB/s (same busy machine). 64 KiB pages
+  were slower again.
+- Metadata: a document's chunks share one mapping, so it is encoded to JSON once per
+  mapping object per call, and decoded once per distinct JSON text; decoded mappings are
+  kept between reads (read-only, so chunks read back share one mapping, as the chunker's
+  do), which took most of the per-chunk cost off ``expand``.
+- ``child_ids`` joined by the unit separator (JSON only for a hand-made id that holds one):
+  ``json.loads`` per row was a fifth of reading back, and a list cost ``Chunk`` more than a
+  tuple.
+- Reading back is now bound by turning UTF-8 into ``str`` (95% of the corpus's parents are
+  not ASCII; storing Latin-1 / UTF-16 blobs instead decoded no faster) and by SQLite's own
+  page walk; a memory-mapped file did not help. On the busy container the wall clock is
+  about twice the CPU time, which ``benches/store.py`` reports alongside.
+- Rows keep their ``rowid`` on update (``ON CONFLICT DO UPDATE``, not ``INSERT OR
+  REPLACE``), so iteration keeps insertion order the way ``ParentRegistry`` (a dict) does.
+- The cyclic garbage collector is not the store's business, but a full collection between
+  two timed ``expand`` calls made the next one several times slower on the busy machine; the
+  benchmark runs the collector once before each series.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from types import MappingProxyType, TracebackType
+from typing import Any, Protocol, overload, runtime_checkable
+
+from spanchunk._parents import expand_hits, parent_from_content
+from spanchunk.chunk import Chunk
+
+__all__ = ["ParentStore", "SqliteRegistry"]
+
+
+@runtime_checkable
+class ParentStore(Protocol):
+    """Everything the chunkers and ``spanchunk.retrieval`` ask of a store of chunks.
+
+    ``ParentRegistry`` (in memory) and ``SqliteRegistry`` (an SQLite file) implement it; back
+    it with Redis or Postgres by writing a class with these members (``isinstance(x,
+    ParentStore)`` checks that they exist). Chunks are keyed by ``Chunk.id``; ``get`` must give
+    back a chunk equal to the one stored, every field.
+
+    Attributes:
+        keeps_children: Whether the chunkers should send the leaves (level 0) too, not only
+            the chunks above them (``neighbours`` over leaves needs them stored).
+        fingerprint: The fingerprint of the chunker that filled the store, or None while no
+            chunker has (``add`` and ``upsert`` record it and refuse another one).
+
+    Example:
+        >>> from spanchunk import ParentRegistry, SqliteRegistry
+        >>> from spanchunk.store import ParentStore
+        >>> isinstance(ParentRegistry(), ParentStore)
+        True
+    """
+
+    @property
+    def keeps_children(self) -> bool: ...
+    @property
+    def fingerprint(self) -> str | None: ...
+
+    def add(self, chunks: Chunk | Iterable[Chunk], *, fingerprint: str | None = None) -> None:
+        """Store chunks (an existing id is replaced). With ``fingerprint``: record it, or
+        raise ``ValueError`` naming both when the store holds another one."""
+        ...
+
+    def upsert(
+        self, document_id: str, chunks: Iterable[Chunk], *, fingerprint: str | None = None
+    ) -> bool:
+        """Replace every chunk of one document at once (readers see the old set or the new);
+        False, writing nothing, when the set is the one stored."""
+        ...
+
+    @overload
+    def get(self, chunk_id: str) -> Chunk | None: ...
+    @overload
+    def get(self, chunk_id: str, default: Chunk) -> Chunk: ...
+    @overload
+    def get(self, chunk_id: str, default: Any) -> Any: ...
+    def get(self, chunk_id: str, default: Any = None) -> Any:
+        """The chunk with this id, or ``default``."""
+        ...
+
+    def get_many(self, chunk_ids: Iterable[str]) -> dict[str, Chunk]:
+        """The stored chunks among these ids, by id (one round trip for a database)."""
+        ...
+
+    def window(
+        self, document_id: str, level: int, first_index: int, last_index: int
+    ) -> list[Chunk]:
+        """The stored chunks of one document and level with ``first_index <= index <=
+        last_index``, in index order."""
+        ...
+
+    def parent_of(self, chunk: Chunk) -> Chunk | None:
+        """The stored parent of ``chunk``, or None."""
+        ...
+
+    def expand(self, hits: Iterable[Chunk], max_parents: int | None = None) -> list[Chunk]:
+        """Hits swapped for their parents, de-duplicated, order kept."""
+        ...
+
+    def delete_document(self, document_id: str) -> int:
+        """Remove every chunk (every level) of one document; how many went."""
+        ...
+
+    def clear(self) -> None:
+        """Remove every chunk and forget the fingerprint."""
+        ...
+
+    def __getitem__(self, chunk_id: str) -> Chunk: ...
+    def __contains__(self, item: object) -> bool: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Chunk]: ...
+
+
+# --------------------------------------------------------------------------------------------
+# Shared by both registries: what a refused fingerprint says, and a document's digest.
+
+
+def fingerprint_conflict(store: str, recorded: str, offered: str) -> ValueError:
+    """The error for chunks made by another chunker than the one that filled the store."""
+    return ValueError(
+        f"this {store} was filled by a chunker with fingerprint {recorded}, and these chunks "
+        f"come from one with fingerprint {offered} (other settings): their ids and sizes "
+        "would not match at query time. Use a new store for the new settings, or call "
+        "clear() first to start this one again"
+    )
+
+
+def check_fingerprint(fingerprint: object) -> str | None:
+    """A fingerprint argument validated: None or a str."""
+    if fingerprint is None or isinstance(fingerprint, str):
+        return fingerprint
+    raise TypeError(
+        f"fingerprint must be a str (chunker.fingerprint()) or None, not "
+        f"{type(fingerprint).__name__}"
+    )
+
+
+def checked_chunks(chunks: Chunk | Iterable[Chunk], where: str) -> list[Chunk]:
+    """A list of the chunks, each checked to be a ``Chunk``."""
+    if type(chunks) is Chunk:
+        return [chunks]
+    if isinstance(chunks, (str, bytes)) or not isinstance(chunks, Iterable):
+        raise TypeError(
+            f"{where} takes a Chunk or an iterable of Chunk objects, not {type(chunks).__name__}"
+        )
+    items = chunks if type(chunks) is list else list(chunks)
+    if not {*map(type, items)} <= {Chunk}:
+        for position, chunk in enumerate(items):
+            if type(chunk) is not Chunk:
+                raise TypeError(
+                    f"{where} takes Chunk objects; item {position} is {type(chunk).__name__}"
+                )
+    return items
+
+
+def document_chunks(document_id: object, chunks: Iterable[Chunk], where: str) -> list[Chunk]:
+    """The chunks of an ``upsert``, checked to be ``Chunk`` objects of that document."""
+    if not isinstance(document_id, str):
+        raise TypeError(f"document_id must be a str, not {type(document_id).__name__}")
+    items = checked_chunks(chunks, where)
+    for position, chunk in enumerate(items):
+        if chunk.document_id != document_id:
+            raise ValueError(
+                f"{where}({document_id!r}, ...): chunk {position} belongs to document "
+                f"{chunk.document_id!r}; pass the chunks of one document, or upsert each "
+                "document on its own"
+            )
+    return items
+
+
+def digest(chunks: list[Chunk]) -> str:
+    """What a document's chunk set is: ids, spans, levels and texts, hashed.
+
+    Ids are deterministic, so re-chunking an unchanged document gives the same digest and
+    ``upsert`` can skip the write; the texts are in it too because a caller-chosen document
+    id can stay while the text under it changes.
+    """
+    hasher = hashlib.blake2b(digest_size=16)
+    for chunk in chunks:
+        hasher.update(
+            f"{chunk.id}\x1f{chunk.level}\x1f{chunk.start_byte}\x1f{chunk.end_byte}\x1e".encode()
+        )
+        hasher.update(chunk.text.encode("utf-8", "surrogatepass"))
+        hasher.update(b"\x1d")
+    return hasher.hexdigest()
+
+
+# --------------------------------------------------------------------------------------------
+# Metadata as JSON that gives back exactly what went in (tuples stay tuples).
+
+_TUPLE_TAG = "\x00tuple"
+
+
+def _encode_value(value: Any, where: str) -> Any:
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, tuple):
+        return {_TUPLE_TAG: [_encode_value(item, where) for item in value]}
+    if isinstance(value, list):
+        return [_encode_value(item, where) for item in value]
+    if isinstance(value, Mapping):
+        encoded: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str) or key.startswith("\x00"):
+                raise TypeError(
+                    f"metadata{where} has the key {key!r}: a SqliteRegistry keeps mappings with "
+                    "str keys (not starting with NUL); convert the key to a str"
+                )
+            encoded[key] = _encode_value(item, f"{where}[{key!r}]")
+        return encoded
+    raise TypeError(
+        f"metadata{where} is a {type(value).__name__}, which a SqliteRegistry cannot keep: "
+        "use str, int, float, bool, None, and lists, tuples and dicts of them"
+    )
+
+
+def _decode_value(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode_value(item) for item in value]
+    if isinstance(value, dict):
+        if len(value) == 1 and _TUPLE_TAG in value:
+            return tuple(_decode_value(item) for item in value[_TUPLE_TAG])
+        return {key: _decode_value(item) for key, item in value.items()}
+    return value
+
+
+def encode_metadata(metadata: Mapping[str, Any]) -> str:
+    """One chunk's metadata as JSON text (TypeError for what JSON cannot give back)."""
+    if not metadata:
+        return "{}"
+    return json.dumps(_encode_value(metadata, ""), ensure_ascii=False, separators=(",", ":"))
+
+
+_ID_SEPARATOR = "\x1f"
+
+
+def encode_child_ids(child_ids: tuple[str, ...]) -> str:
+    """Child ids as one string: joined by the unit separator, or (for a hand-made id that
+    holds one, or starts with "[") a JSON array."""
+    joined = _ID_SEPARATOR.join(child_ids)
+    if joined.startswith("[") or joined.count(_ID_SEPARATOR) != len(child_ids) - 1:
+        return json.dumps(child_ids, ensure_ascii=False)
+    return joined
+
+
+def decode_child_ids(text: str) -> tuple[str, ...]:
+    """The ids ``encode_child_ids`` was given, as the tuple ``Chunk`` keeps (a list costs the
+    constructor more than the conversion here)."""
+    if not text:
+        return ()
+    if text.startswith("["):
+        return tuple(json.loads(text))
+    return tuple(text.split(_ID_SEPARATOR))
+
+
+def decode_metadata(text: str) -> MappingProxyType[str, Any]:
+    """The read-only mapping ``encode_metadata`` was given."""
+    return MappingProxyType(_decode_value(json.loads(text)))
+
+
+# --------------------------------------------------------------------------------------------
+
+SCHEMA_VERSION = 1
+#: ``PRAGMA application_id`` of a spanchunk store: "spch" as a big-endian int.
+APPLICATION_ID = int.from_bytes(b"spch", "big")
+
+_COLUMNS = (
+    "id, text, document_id, idx, level, start_char, end_char, start_byte, end_byte, "
+    "parent_id, child_ids, metadata"
+)
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (
+    id TEXT NOT NULL UNIQUE,
+    text TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    level INTEGER NOT NULL,
+    start_char INTEGER NOT NULL,
+    end_char INTEGER NOT NULL,
+    start_byte INTEGER NOT NULL,
+    end_byte INTEGER NOT NULL,
+    parent_id TEXT,
+    child_ids TEXT NOT NULL,
+    metadata TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_position ON chunks (document_id, level, idx);
+CREATE TABLE IF NOT EXISTS documents (document_id TEXT PRIMARY KEY, digest TEXT);
+PRAGMA application_id = {APPLICATION_ID};
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+_UPSERT_ROW = (
+    f"INSERT INTO chunks ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (id) DO UPDATE SET text = excluded.text, document_id = excluded.document_id, "
+    "idx = excluded.idx, level = excluded.level, start_char = excluded.start_char, "
+    "end_char = excluded.end_char, start_byte = excluded.start_byte, "
+    "end_byte = excluded.end_byte, parent_id = excluded.parent_id, "
+    "child_ids = excluded.child_ids, metadata = excluded.metadata"
+)
+_SELECT = f"SELECT {_COLUMNS} FROM chunks"
+_PAGE_SIZE = 16384
+#: Distinct metadata mappings kept decoded between reads.
+_METADATA_CACHE = 4096
+#: Bound parameters per ``IN (...)`` query: well below SQLite's limit (32766 since 3.32).
+_BATCH = 500
+
+
+class StoreFormatError(ValueError):
+    """A file that ``SqliteRegistry`` cannot open as a store: not one, or a later schema."""
+
+
+class SqliteRegistry:
+    """Chunks kept in one SQLite file (WAL mode), so other processes, or this one after a
+    restart, can swap hits for their parents.
+
+    It has ``ParentRegistry``'s interface (``add``, ``get``, ``[]``, ``in``, ``len``,
+    iteration in insertion order, ``parent_of``, ``expand``, ``clear``, ``delete_document``)
+    and the rest of ``ParentStore``: ``upsert`` (replace one document's chunks at once),
+    ``get_many``, ``window`` (a run of adjacent chunks, for ``retrieval.neighbours``) and the
+    recorded chunker ``fingerprint``. Chunks read back are equal to the ones stored, every
+    field: ids, texts, spans, level, index, parent and child ids, and metadata (kept as JSON;
+    tuples such as Markdown heading paths come back as tuples).
+
+    By default a chunker sends it the chunks above the leaves (the parents); open it with
+    ``children=True`` and the chunkers send the leaves too, so ``retrieval.neighbours`` can
+    grow a leaf hit from the store alone.
+
+    Concurrency (what is safe):
+        - Any number of reader processes and threads at once, while one writer writes: in
+          WAL mode readers never wait for the writer, and every read method (``get``,
+          ``get_many``, ``window``, iteration, ``expand``, ...) sees one committed state: a
+          document being upserted shows its old chunks or its new ones, never a mix. A
+          helper that reads several times (``retrieval.auto_merge`` once per round,
+          ``retrieval.neighbours`` once per step) can see a write that commits between two
+          of its reads.
+        - One writer at a time. Every write (``add``, ``upsert``, ``delete_document``,
+          ``clear``) is one transaction that takes the write lock when it starts (``BEGIN
+          IMMEDIATE``); a second writer, in another process or thread, waits for it up to
+          ``timeout`` seconds (SQLite's busy timeout), then gets ``TimeoutError``. Nothing
+          of either is half-written: a transaction commits whole or not at all, even when
+          its process is killed (SIGKILL) or crashes mid-write.
+        - One object may be shared by the threads of a process (calls are serialised by a
+          lock). After ``fork`` the child opens its own connection on first use; a pickled
+          store reopens its file by path in the process that unpickles it.
+        - Durability: ``synchronous=NORMAL``, the usual WAL setting: a committed write
+          survives the process being killed; after a power cut or an OS crash the last
+          commits may be rolled back (never half applied). Pass ``durable=True`` for
+          ``synchronous=FULL`` (each commit waits for the disk).
+        - The file must be on a local disk: SQLite's WAL mode needs shared memory, so no
+          network file system (NFS, SMB).
+
+    Args:
+        path: The store's file; created when missing (its folder must exist), unless
+            ``create=False``.
+        children: Ask the chunkers to send the leaves too (``keeps_children``).
+        timeout: Seconds a write waits for another writer's lock before ``TimeoutError``.
+        create: Create the file when it does not exist (False: ``FileNotFoundError``).
+        durable: Wait for the disk on every commit (``synchronous=FULL``).
+
+    Raises:
+        FileNotFoundError: The file is missing and ``create=False``, or its folder is missing.
+        PermissionError: The file cannot be read or written.
+        StoreFormatError: (a ``ValueError``) the file is not a spanchunk store, or was
+            written by a later spanchunk (a newer schema).
+
+    Example:
+        >>> import tempfile, os
+        >>> from spanchunk import ParentChildChunker, SqliteRegistry
+        >>> path = os.path.join(tempfile.mkdtemp(), "parents.sqlite")
+        >>> with SqliteRegistry(path) as store:
+        ...     chunker = ParentChildChunker(parent_size=200, child_size=50, registry=store)
+        ...     children = chunker.chunk("One sentence here. " * 40)
+        >>> with SqliteRegistry(path) as store:   # later, in any process
+        ...     store.expand(children[:2])[0].id == children[0].parent_id
+        True
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        children: bool = False,
+        timeout: float = 30.0,
+        create: bool = True,
+        durable: bool = False,
+    ) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(
+                f"SqliteRegistry takes a file path (str or pathlib.Path), not {type(path).__name__}"
+            )
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
+            raise ValueError(
+                f"timeout must be a number of seconds >= 0, got {timeout!r}: e.g. timeout=30"
+            )
+        self._path = Path(path)
+        self._children = bool(children)
+        self._timeout = float(timeout)
+        self._create = bool(create)
+        self._durable = bool(durable)
+        self._lock = threading.RLock()
+        self._connection: sqlite3.Connection | None = None
+        self._metadata: dict[str, MappingProxyType[str, Any]] = {}
+        self._pid = 0
+        self._closed = False
+        self._connect()
+
+    # ---------------------------------------------------------------- connection and schema
+
+    def _connect(self) -> sqlite3.Connection:
+        path = self._path
+        if path.is_dir():
+            raise IsADirectoryError(
+                f"{path} is a folder, not a spanchunk store: pass the path of a file, e.g. "
+                f"{path / 'parents.sqlite'}"
+            )
+        exists = path.exists()
+        if not exists:
+            if not self._create:
+                raise FileNotFoundError(
+                    f"no spanchunk store at {path}: check the path, or pass create=True to make "
+                    "a new one"
+                )
+            if not path.parent.is_dir():
+                raise FileNotFoundError(
+                    f"cannot create a spanchunk store at {path}: the folder {path.parent} does "
+                    "not exist; create it first"
+                )
+        elif not os.access(path, os.R_OK | os.W_OK):
+            raise PermissionError(
+                f"cannot read and write the spanchunk store {path}: give this user read and "
+                "write permission on the file (and its folder, for the -wal and -shm files)"
+            )
+        try:
+            connection = sqlite3.connect(
+                path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.OperationalError as error:
+            raise PermissionError(f"cannot open the spanchunk store {path}: {error}") from error
+        try:
+            self._check_format(connection, exists)
+            synchronous = "FULL" if self._durable else "NORMAL"
+            connection.execute(f"PRAGMA synchronous = {synchronous}")
+        except BaseException:
+            connection.close()
+            raise
+        self._connection = connection
+        self._pid = os.getpid()
+        return connection
+
+    def _check_format(self, connection: sqlite3.Connection, exists: bool) -> None:
+        path = self._path
+        try:
+            application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            tables = connection.execute(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+            ).fetchone()[0]
+        except sqlite3.DatabaseError as error:
+            raise StoreFormatError(
+                f"{path} is not a spanchunk store (SQLite says: {error}): pass the path of a "
+                "store made by SqliteRegistry, or a new path to make one"
+            ) from error
+        if application_id == 0 and tables == 0:
+            # A new (or empty) file: make it a store. The page size before WAL, WAL outside
+            # the transaction. 16 KiB pages hold most parents (2000 chars, up to 8 KB of
+            # UTF-8) without overflow pages: adding and reading back run 3-5x faster than
+            # with the default 4 KiB (benches/store.py).
+            connection.execute(f"PRAGMA page_size = {_PAGE_SIZE}")
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
+            return
+        if application_id != APPLICATION_ID:
+            raise StoreFormatError(
+                f"{path} is an SQLite database but not a spanchunk store: pass the path of a "
+                "store made by SqliteRegistry, or a new path to make one"
+            )
+        if version > SCHEMA_VERSION:
+            raise StoreFormatError(
+                f"{path} was written by a later spanchunk (store schema {version}; this one "
+                f"reads schema {SCHEMA_VERSION} and older): upgrade spanchunk "
+                "(pip install -U spanchunk) to open it"
+            )
+        if exists:
+            mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
+            if mode != "wal":
+                connection.execute("PRAGMA journal_mode = WAL")
+
+    def _conn(self) -> sqlite3.Connection:
+        """The connection of this process (a forked child opens its own)."""
+        if self._closed:
+            raise ValueError(
+                f"this SqliteRegistry ({self._path}) is closed: open it again with "
+                f"SqliteRegistry({str(self._path)!r})"
+            )
+        connection = self._connection
+        if connection is None or self._pid != os.getpid():
+            # The parent's connection must not be used (nor closed) in a forked child.
+            self._connection = None
+            connection = self._connect()
+        return connection
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction holding the write lock from its start."""
+        with self._lock:
+            connection = self._conn()
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as error:
+                raise self._busy(error) from error
+            try:
+                yield connection
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            try:
+                connection.execute("COMMIT")
+            except sqlite3.OperationalError as error:  # pragma: no cover - disk full, I/O error
+                connection.execute("ROLLBACK")
+                raise self._busy(error) from error
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """Several queries that see one committed state (a read transaction)."""
+        with self._lock:
+            connection = self._conn()
+            connection.execute("BEGIN")
+            try:
+                yield connection
+            finally:
+                connection.execute("COMMIT")
+
+    def _busy(self, error: sqlite3.OperationalError) -> Exception:
+        if "locked" in str(error) or "busy" in str(error):
+            return TimeoutError(
+                f"another writer held the spanchunk store {self._path} for more than "
+                f"{self._timeout:g} s (one writer at a time): retry, or open the store with a "
+                "longer timeout=..."
+            )
+        return error
+
+    # ---------------------------------------------------------------- rows and chunks
+
+    @staticmethod
+    def _rows(chunks: list[Chunk]) -> list[tuple[Any, ...]]:
+        encoded: dict[int, str] = {}
+        rows = []
+        for chunk in chunks:
+            metadata = chunk.metadata
+            key = id(metadata)
+            metadata_json = encoded.get(key)
+            if metadata_json is None:
+                metadata_json = encoded[key] = encode_metadata(metadata)
+            rows.append(
+                (
+                    chunk.id,
+                    chunk.text,
+                    chunk.document_id,
+                    chunk.index,
+                    chunk.level,
+                    chunk.start_char,
+                    chunk.end_char,
+                    chunk.start_byte,
+                    chunk.end_byte,
+                    chunk.parent_id,
+                    encode_child_ids(chunk.child_ids),
+                    metadata_json,
+                )
+            )
+        return rows
+
+    def _chunks(self, rows: list[tuple[Any, ...]]) -> list[Chunk]:
+        # Decoded metadata is kept across calls (it is read-only, so chunks of one document
+        # share one mapping, as the chunker's do); bounded, as a store can hold many.
+        decoded = self._metadata
+        if len(decoded) > _METADATA_CACHE:
+            decoded.clear()
+        child_ids = decode_child_ids
+        chunks: list[Chunk] = []
+        separator = _ID_SEPARATOR
+        append = chunks.append
+        # Unpacking each row once (one opcode) costs less than twelve subscripts.
+        for (
+            chunk_id,
+            text,
+            document_id,
+            index,
+            level,
+            start_char,
+            end_char,
+            start_byte,
+            end_byte,
+            parent_id,
+            child_text,
+            metadata_json,
+        ) in rows:
+            metadata = decoded.get(metadata_json)
+            if metadata is None:
+                metadata = decoded[metadata_json] = decode_metadata(metadata_json)
+            if not child_text:
+                children: tuple[str, ...] = ()
+            elif child_text[0] == "[":
+                children = child_ids(child_text)
+            else:
+                children = tuple(child_text.split(separator))
+            append(
+                Chunk(
+                    chunk_id,
+                    text,
+                    document_id,
+                    index,
+                    level,
+                    start_char,
+                    end_char,
+                    start_byte,
+                    end_byte,
+                    parent_id,
+                    children,
+                    metadata,
+                )
+            )
+        return chunks
+
+    def _record_fingerprint(self, connection: sqlite3.Connection, offered: str | None) -> None:
+        if offered is None:
+            return
+        row = connection.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        if row is None:
+            connection.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (offered,))
+        elif row[0] != offered:
+            raise fingerprint_conflict("SqliteRegistry", row[0], offered)
+
+    # ---------------------------------------------------------------- ParentStore
+
+    @property
+    def path(self) -> Path:
+        """The store's file."""
+        return self._path
+
+    @property
+    def keeps_children(self) -> bool:
+        """Whether chunkers should send the leaves too (``children=True``)."""
+        return self._children
+
+    @property
+    def fingerprint(self) -> str | None:
+        """The fingerprint of the chunker that filled the store (None: not recorded yet)."""
+        with self._lock:
+            row = (
+                self._conn().execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+            )
+        return None if row is None else row[0]
+
+    def add(self, chunks: Chunk | Iterable[Chunk], *, fingerprint: str | None = None) -> None:
+        """Store one chunk or every chunk of an iterable, in one transaction (an existing id
+        is replaced in place).
+
+        Args:
+            chunks: A ``Chunk`` or an iterable of them.
+            fingerprint: The fingerprint of the chunker that made them
+                (``chunker.fingerprint()``): recorded by the first call that passes one;
+                a later call with another is refused and stores nothing.
+
+        Raises:
+            TypeError: An item is not a ``Chunk``, or its metadata cannot be kept as JSON.
+            ValueError: ``fingerprint`` differs from the one recorded.
+            TimeoutError: Another writer held the store for more than ``timeout`` seconds.
+        """
+        items = checked_chunks(chunks, "SqliteRegistry.add")
+        offered = check_fingerprint(fingerprint)
+        if not items and offered is None:
+            return
+        rows = self._rows(items)  # encoding errors come before any write
+        documents = [(document_id,) for document_id in {row[2]: None for row in rows}]
+        with self._write() as connection:
+            self._record_fingerprint(connection, offered)
+            connection.executemany(_UPSERT_ROW, rows)
+            # Chunks added by id make the document's recorded set unknown: the next upsert of
+            # it rewrites (an upsert skips only a set it wrote itself).
+            connection.executemany(
+                "INSERT INTO documents VALUES (?, NULL) "
+                "ON CONFLICT (document_id) DO UPDATE SET digest = NULL",
+                documents,
+            )
+
+    def upsert(
+        self, document_id: str, chunks: Iterable[Chunk], *, fingerprint: str | None = None
+    ) -> bool:
+        """Replace every chunk of one document with ``chunks``, atomically.
+
+        A reader sees the document's old chunks or its new ones, never a mix. When the set
+        is the one the last ``upsert`` of this document stored (same ids, spans and texts:
+        re-chunking an unchanged document), nothing is written.
+
+        Args:
+            document_id: The ``Document.id``; every chunk must belong to it.
+            chunks: The document's chunks, every level kept (e.g. ``chunk_tree``'s, or its
+                parents only); empty removes the document.
+            fingerprint: As for ``add``.
+
+        Returns:
+            Whether anything was written.
+
+        Raises:
+            TypeError: An item is not a ``Chunk``.
+            ValueError: A chunk belongs to another document, or ``fingerprint`` differs
+                from the one recorded.
+        """
+        items = document_chunks(document_id, chunks, "SqliteRegistry.upsert")
+        offered = check_fingerprint(fingerprint)
+        wanted = digest(items)
+        with self._lock:
+            connection = self._conn()
+            row = connection.execute(
+                "SELECT digest FROM documents WHERE document_id = ?", (document_id,)
+            ).fetchone()
+            recorded = self.fingerprint
+        if row is not None and row[0] == wanted and (offered is None or offered == recorded):
+            return False
+        rows = self._rows(items)
+        with self._write() as connection:
+            self._record_fingerprint(connection, offered)
+            connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+            connection.executemany(_UPSERT_ROW, rows)
+            if items:
+                connection.execute(
+                    "INSERT INTO documents VALUES (?, ?) "
+                    "ON CONFLICT (document_id) DO UPDATE SET digest = excluded.digest",
+                    (document_id, wanted),
+                )
+            else:
+                connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
+        return True
+
+    @overload
+    def get(self, chunk_id: str) -> Chunk | None: ...
+    @overload
+    def get(self, chunk_id: str, default: Chunk) -> Chunk: ...
+    @overload
+    def get(self, chunk_id: str, default: Any) -> Any: ...
+
+    def get(self, chunk_id: str, default: Any = None) -> Any:
+        """The chunk with this id, or ``default`` when it is not stored."""
+        if not isinstance(chunk_id, str):
+            return default
+        with self._lock:
+            rows = self._conn().execute(f"{_SELECT} WHERE id = ?", (chunk_id,)).fetchall()
+        return self._chunks(rows)[0] if rows else default
+
+    def get_many(self, chunk_ids: Iterable[str]) -> dict[str, Chunk]:
+        """The stored chunks among ``chunk_ids``, by id, in one query per 500 ids."""
+        wanted = [chunk_id for chunk_id in dict.fromkeys(chunk_ids) if isinstance(chunk_id, str)]
+        if not wanted:
+            return {}
+        rows: list[tuple[Any, ...]] = []
+        if len(wanted) <= _BATCH:  # one query: one snapshot without a transaction around it
+            marks = ",".join("?" * len(wanted))
+            with self._lock:
+                rows = self._conn().execute(f"{_SELECT} WHERE id IN ({marks})", wanted).fetchall()
+            return {chunk.id: chunk for chunk in self._chunks(rows)}
+        with self._read() as connection:
+            for start in range(0, len(wanted), _BATCH):
+                batch = wanted[start : start + _BATCH]
+                marks = ",".join("?" * len(batch))
+                rows += connection.execute(f"{_SELECT} WHERE id IN ({marks})", batch).fetchall()
+        return {chunk.id: chunk for chunk in self._chunks(rows)}
+
+    def window(
+        self, document_id: str, level: int, first_index: int, last_index: int
+    ) -> list[Chunk]:
+        """The stored chunks of one document and level with ``first_index <= index <=
+        last_index``, in index order (one query)."""
+        with self._lock:
+            rows = (
+                self._conn()
+                .execute(
+                    f"{_SELECT} WHERE document_id = ? AND level = ? AND idx BETWEEN ? AND ? "
+                    "ORDER BY idx, rowid",
+                    (document_id, level, first_index, last_index),
+                )
+                .fetchall()
+            )
+        return self._chunks(rows)
+
+    def __getitem__(self, chunk_id: str) -> Chunk:
+        chunk = self.get(chunk_id)
+        if chunk is None:
+            raise KeyError(f"no chunk with id {chunk_id!r} in the store {self._path}")
+        return chunk
+
+    def __contains__(self, item: object) -> bool:
+        """Whether an id (a ``str``) or a ``Chunk`` (by its id) is stored."""
+        chunk_id = item.id if type(item) is Chunk else item
+        if not isinstance(chunk_id, str):
+            return False
+        with self._lock:
+            row = self._conn().execute("SELECT 1 FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+        return row is not None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._conn().execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def __iter__(self) -> Iterator[Chunk]:
+        """Every stored chunk in insertion order (a snapshot: writing while iterating is safe)."""
+        with self._lock:
+            rows = self._conn().execute(f"{_SELECT} ORDER BY rowid").fetchall()
+        return iter(self._chunks(rows))
+
+    def document_ids(self) -> list[str]:
+        """The ids of the documents with chunks stored, in the order first stored."""
+        with self._lock:
+            rows = (
+                self._conn()
+                .execute("SELECT document_id FROM chunks GROUP BY document_id ORDER BY min(rowid)")
+                .fetchall()
+            )
+        return [row[0] for row in rows]
+
+    def parent_of(self, chunk: Chunk) -> Chunk | None:
+        """The parent of ``chunk``: the stored one, else the one the chunk carries in
+        ``metadata["parent_content"]``; None at the top level or when unknown."""
+        parent_id = chunk.parent_id
+        if parent_id is None:
+            return None
+        found = self.get(parent_id)
+        return parent_from_content(chunk) if found is None else found
+
+    def expand(self, hits: Iterable[Any], max_parents: int | None = None) -> list[Any]:
+        """Swap each hit for its parent: de-duplicated by id, first-seen order kept, one query.
+
+        A hit at the top level, or whose parent is neither stored nor carried in its
+        ``metadata["parent_content"]``, is kept as itself. ``(chunk, score)`` pairs give
+        ``(parent, score)`` pairs, with the score of the first hit that reached the parent.
+
+        Raises:
+            TypeError: A hit is not a ``Chunk`` (nor a pair with one).
+            ValueError: ``max_parents`` is less than 1.
+        """
+        return expand_hits(hits, self.get_many, max_parents, "SqliteRegistry.expand")
+
+    def delete_document(self, document_id: str) -> int:
+        """Remove every chunk, every level, of one document; returns how many went."""
+        with self._write() as connection:
+            removed = connection.execute(
+                "DELETE FROM chunks WHERE document_id = ?", (document_id,)
+            ).rowcount
+            connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
+        return int(removed)
+
+    def clear(self) -> None:
+        """Remove every chunk and forget the recorded fingerprint."""
+        with self._write() as connection:
+            connection.execute("DELETE FROM chunks")
+            connection.execute("DELETE FROM documents")
+            connection.execute("DELETE FROM meta WHERE key = 'fingerprint'")
+
+    # ---------------------------------------------------------------- lifetime
+
+    def close(self) -> None:
+        """Close the connection (calling it again does nothing); the file stays."""
+        with self._lock:
+            connection = self._connection
+            self._connection = None
+            self._closed = True
+            if connection is not None and self._pid == os.getpid():
+                connection.close()
+
+    def __enter__(self) -> SqliteRegistry:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        # A store dropped without close() must not leave a ResourceWarning behind.
+        connection = getattr(self, "_connection", None)
+        if connection is not None and getattr(self, "_pid", None) == os.getpid():
+            connection.close()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "path": str(self._path),
+            "children": self._children,
+            "timeout": self._timeout,
+            "durable": self._durable,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(  # type: ignore[misc]
+            state["path"],
+            children=state["children"],
+            timeout=state["timeout"],
+            create=False,
+            durable=state["durable"],
+        )
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return f"SqliteRegistry({str(self._path)!r}, {state})"
