@@ -46,6 +46,7 @@ from typing import Any, Protocol, overload, runtime_checkable
 
 from spanchunk._parents import expand_hits, parent_from_content
 from spanchunk.chunk import Chunk
+from spanchunk.document import FrozenDict
 
 __all__ = ["ParentStore", "SqliteRegistry"]
 
@@ -241,7 +242,8 @@ def _decode_value(value: Any) -> Any:
     if isinstance(value, dict):
         if len(value) == 1 and _TUPLE_TAG in value:
             return tuple(_decode_value(item) for item in value[_TUPLE_TAG])
-        return {key: _decode_value(item) for key, item in value.items()}
+        # Nested mappings come back in the read-only form a Document gives them.
+        return FrozenDict({key: _decode_value(item) for key, item in value.items()})
     return value
 
 
@@ -276,7 +278,9 @@ def decode_child_ids(text: str) -> tuple[str, ...]:
 
 def decode_metadata(text: str) -> MappingProxyType[str, Any]:
     """The read-only mapping ``encode_metadata`` was given."""
-    return MappingProxyType(_decode_value(json.loads(text)))
+    return MappingProxyType(
+        {key: _decode_value(value) for key, value in json.loads(text).items()}
+    )
 
 
 # --------------------------------------------------------------------------------------------
