@@ -17,10 +17,17 @@ from numpy.typing import NDArray
 from spanchunk import _core
 from spanchunk.errors import ChunkingError, _encoding_error
 
-if TYPE_CHECKING:
-    from spanchunk.chunkers import Chunker
 
-    Level = _core.Splitter | Chunker
+class SpanStrategy(Protocol):
+    """A level cut in Python: what this module needs of a custom ``Chunker``."""
+
+    def split_spans(self, text: str) -> list[tuple[int, int]]:
+        """The (start, end) char offsets of the pieces of ``text``."""
+        ...
+
+
+Level: TypeAlias = _core.Splitter | SpanStrategy
+"""One level of a chunker: a core Splitter, or a strategy cut in Python."""
 
 SPAN_COLUMNS: tuple[str, ...] = tuple(_core.SPAN_COLUMNS)
 SPAN_DTYPE = np.dtype([(name, np.int64) for name in SPAN_COLUMNS])
@@ -91,7 +98,7 @@ def _tree_array_by_level(levels: Sequence[Level], text: str) -> NDArray[np.int64
 
 
 def _custom_level(
-    strategy: Chunker, text: str, above: NDArray[np.int64] | None
+    strategy: SpanStrategy, text: str, above: NDArray[np.int64] | None
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Parent rows and (k, 4) spans of a custom level: the whole text, or inside each parent."""
     parents: list[int] = []
@@ -117,7 +124,7 @@ def _is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def checked_spans(strategy: Chunker, text: str) -> list[tuple[int, int]]:
+def checked_spans(strategy: SpanStrategy, text: str) -> list[tuple[int, int]]:
     """``strategy.split_spans(text)``, validated: in range, starts strictly increasing.
 
     Empty and whitespace-only spans are dropped (no chunk is ever empty or blank).
