@@ -135,6 +135,7 @@ class HierarchicalChunker(_BuiltInChunker, built_in=True):
     _given_chunkers: tuple[Chunker | None, ...]
     _level_chunkers: tuple[Chunker, ...]
 
+    # The settings, in the order settings() and the repr list them (see _settings.Setting).
     sizes: Setting[tuple[int, ...]] = Setting(
         "The size of every level, top first.",
         check=lambda tree, value: sizes_setting(value, tree.unit),
@@ -299,6 +300,7 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         (1, 1, True)
     """
 
+    # The settings, in the order settings() and the repr list them (see _settings.Setting).
     parent_size: Setting[int] = Setting(
         "The largest parent, in ``unit``.",
         check=lambda tree, value: positive_size("parent_size", value, tree.unit, 2000),

@@ -78,6 +78,7 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
     _TRANSIENT: ClassVar[tuple[str, ...]] = ("_splitter", "_tree")
     _separators: list[list[str]] | None
 
+    # The settings, in the order settings() and the repr list them (see _settings.Setting).
     chunk_size: Setting[int] = Setting(
         "The largest chunk, in ``unit``.",
         check=lambda chunker, value: positive_size("chunk_size", value, chunker.unit, 1000),
