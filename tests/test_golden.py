@@ -27,7 +27,7 @@ from spanchunk import (
 DIGESTS = Path(__file__).resolve().parent / "golden" / "digests.json"
 
 SETTINGS: dict[str, Callable[[], Chunker]] = {
-    "recursive-default-chars": lambda: RecursiveChunker(),
+    "recursive-default-chars": RecursiveChunker,
     "parent-child-2000-400-chars": lambda: ParentChildChunker(2000, 400),
     "parent-child-2000-400-overlap-100": lambda: ParentChildChunker(
         2000, 400, child_overlap=100

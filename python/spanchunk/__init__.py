@@ -8,16 +8,13 @@ Example:
 """
 
 from spanchunk._core import __version__
+from spanchunk.base import Chunker
 from spanchunk.chunk import Chunk
-from spanchunk.chunkers import (
-    Chunker,
-    HierarchicalChunker,
-    MarkdownChunker,
-    ParentChildChunker,
-    RecursiveChunker,
-)
 from spanchunk.document import Document
 from spanchunk.errors import ChunkingError, SkippedDocumentWarning
+from spanchunk.hierarchical import HierarchicalChunker, ParentChildChunker
+from spanchunk.markdown import MarkdownChunker
+from spanchunk.recursive import RecursiveChunker
 from spanchunk.registry import ParentRegistry
 from spanchunk.store import ParentStore, SqliteRegistry
 

@@ -4,12 +4,66 @@ Rows are grouped by level, the top level first, each level in document order, wi
 columns of ``SPAN_COLUMNS``: as a structured array (``SPAN_DTYPE``, what ``spans`` returns and
 the core builds) or as its (n, 7) int64 view (what the custom-level path and
 ``_core.build_chunks`` work with).
+
+The core (``spanchunk._core``, whose ``_core.pyi`` holds signatures only), as this package
+uses it. Offsets are int64 and relative to the whole document: byte offsets into
+``text.encode("utf-8")``, char offsets in code points (Python's ``len``). Text that cannot be
+UTF-8 encoded (a lone surrogate) raises ``UnicodeEncodeError`` from the argument conversion,
+which the Python layer turns into a ``ValueError`` naming the position. Every pass over the
+text releases the GIL.
+
+- ``SPAN_COLUMNS``: ``("level", "index", "parent", "start_byte", "end_byte", "start_char",
+  "end_char")``.
+- ``Splitter(chunk_size, *, overlap, min_chunk_size, separators, keep_separator, trim, unit,
+  structure, encoding, tokenizer_json, length_function)``: one level of the recursive
+  engine; its settings are checked on construction (``ValueError`` naming the setting and the
+  fix). ``measure(text)`` sizes a text in the unit; ``split(text)`` gives the (n, 4)
+  ``start_byte, end_byte, start_char, end_char`` of each chunk; ``seekable`` says whether a
+  tree of such levels finds its chunks by seeking (sizes in chars, trim, no overlap, no
+  min_chunk_size, plain text, keep_separator not "start", separators that cannot overlap or
+  are all whitespace) rather than from atoms; the output is the same either way.
+- ``default_separators()``: the separator levels used when none are given.
+- ``forget_token_counts()``: drops the token counts kept per tokenizer, so the next
+  chunking starts cold (for benchmarks).
+- ``Tree(levels)``: a chunker's Splitters, top first, held by the core. ``levels[0]`` cuts
+  the document (the top level, numbered ``len(levels) - 1``); each following one cuts inside
+  every span of the one before; the last is level 0. ``ValueError`` for no levels, or an
+  upper level with an overlap. ``spans(text)`` is the structured array (rows: the top level
+  first, each level in document order; ``parent`` is the ``index`` of the parent row in the
+  level above, -1 at the top); ``spans_by_atoms(text)`` the same by the atom engine alone,
+  never by seeking (the reference seeking is tested against); ``spans_many(texts,
+  workers)`` the spans of each text on ``workers`` threads (None: every core).
+- ``Outline(text)``: a Markdown document's structure, parsed once (pulldown-cmark):
+  ``headings`` is ``(start_byte of the heading's line, level 1-6, plain text)`` of every
+  heading, ``path(start_byte)`` the plain texts of the headings enclosing a chunk that starts
+  there.
+- ``level_spans(splitter, text, parents)``: cuts inside each parent byte span (``parents``:
+  (m, 2) ``start_byte, end_byte``); returns (n, 5) ``parent`` (row in ``parents``),
+  ``start_byte, end_byte, start_char, end_char``.
+- ``char_spans_to_bytes(text, spans)``: (n, 2) char spans to (n, 2) byte spans;
+  ``ValueError`` when a span is out of range or reversed.
+- ``chunk_ids(document_id, fingerprint, spans)``: the 16-hex-digit id of every row of an
+  (n, 7) span array: xxh3-64 of (document id, level, start_byte, end_byte, fingerprint).
+- ``Chunk``: the public ``spanchunk.Chunk`` (see ``chunk.py``); frozen, hashable, picklable.
+- ``build_chunks(text, document_id, fingerprint, metadata, spans, outline=None)``: ``Chunk``
+  objects for every row of an (n, 7) span array, in row order: ids as ``chunk_ids`` gives
+  them, texts sliced from ``text``, parent ids and child-id tuples linked through the
+  ``parent`` column, ``metadata`` frozen once and shared by every chunk (with an ``outline``:
+  one mapping per heading path, ``metadata`` plus ``"headings"``). ``ValueError`` when a row
+  is malformed (negative, reversed, past the end of the text, levels out of order, a parent
+  that is not a row of the level above).
+- ``chunk_documents(levels, texts, document_ids, metadatas, fingerprint, workers=1)``: every
+  level of every text as ``Chunk`` objects, as ``build_chunks(Tree(levels).spans(...))``
+  gives them, with no span array in between: spans, outlines and ids computed with the GIL
+  released on ``workers`` threads (1: this thread, None: every core). Returns, per text, its
+  chunks and the row of its first leaf.
+- ``text_id(text)``: 16 hex digits, xxh3-64 of the UTF-8 text (the default ``Document`` id).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
@@ -17,10 +71,17 @@ from numpy.typing import NDArray
 from spanchunk import _core
 from spanchunk.errors import ChunkingError, _encoding_error
 
-if TYPE_CHECKING:
-    from spanchunk.chunkers import Chunker
 
-    Level = _core.Splitter | Chunker
+class SpanStrategy(Protocol):
+    """A level cut in Python: what this module needs of a custom ``Chunker``."""
+
+    def split_spans(self, text: str) -> list[tuple[int, int]]:
+        """The (start, end) char offsets of the pieces of ``text``."""
+        ...
+
+
+Level: TypeAlias = _core.Splitter | SpanStrategy
+"""One level of a chunker: a core Splitter, or a strategy cut in Python."""
 
 SPAN_COLUMNS: tuple[str, ...] = tuple(_core.SPAN_COLUMNS)
 SPAN_DTYPE = np.dtype([(name, np.int64) for name in SPAN_COLUMNS])
@@ -91,7 +152,7 @@ def _tree_array_by_level(levels: Sequence[Level], text: str) -> NDArray[np.int64
 
 
 def _custom_level(
-    strategy: Chunker, text: str, above: NDArray[np.int64] | None
+    strategy: SpanStrategy, text: str, above: NDArray[np.int64] | None
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Parent rows and (k, 4) spans of a custom level: the whole text, or inside each parent."""
     parents: list[int] = []
@@ -117,7 +178,7 @@ def _is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def checked_spans(strategy: Chunker, text: str) -> list[tuple[int, int]]:
+def checked_spans(strategy: SpanStrategy, text: str) -> list[tuple[int, int]]:
     """``strategy.split_spans(text)``, validated: in range, starts strictly increasing.
 
     Empty and whitespace-only spans are dropped (no chunk is ever empty or blank).

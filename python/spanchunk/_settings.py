@@ -1,0 +1,354 @@
+"""Chunker settings: the checks of every value, and ``Setting``, the one declaration of each.
+
+A built-in chunker declares each of its settings once, as a ``Setting`` class attribute in the
+order ``settings()`` and ``repr`` list them. The declaration holds the check that validates the
+value given to ``__init__``, the read-only property, the ``settings()`` entry and the part of
+the repr, so the four cannot drift apart. Checks run in the order ``__init__`` gives the
+values (a check may read a setting stored before it: the unit before the sizes, a size before
+its overlap), which is why the order of validation is not the order of declaration.
+
+Every message names the setting, the value and the fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping
+from itertools import pairwise
+from typing import Any, Generic, Literal, TypeVar, overload
+
+from spanchunk._tokens import Sizing, sizing
+
+__all__ = [
+    "KeepSeparator",
+    "Setting",
+    "UnitSetting",
+    "bool_setting",
+    "core_keep_separator",
+    "fingerprint_of",
+    "int_setting",
+    "keep_separator_setting",
+    "min_chunk_size_setting",
+    "name_setting",
+    "nested_settings",
+    "overlap_setting",
+    "positive_size",
+    "separators_setting",
+    "sizes_setting",
+    "type_name",
+    "workers_setting",
+]
+
+KeepSeparator = Literal["end", "start", False]
+"""Where a separator goes: ending the chunk before it, starting the one after, or neither."""
+
+Value = TypeVar("Value")
+
+
+# --------------------------------------------------------------------------------------------
+# Checks: one message style for every setting ("what, the value, the fix").
+
+
+def int_setting(name: str, value: object, example: int) -> int:
+    """``value`` as an int; TypeError for anything else (bools included)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(
+            f"{name} must be an int, not {type(value).__name__} ({value!r}): "
+            f"pass a whole number, e.g. {name}={example}"
+        )
+    return value
+
+
+def positive_size(name: str, value: object, unit: str, example: int) -> int:
+    """A chunk size: an int of at least 1 (at least 4 in bytes, the longest UTF-8 character)."""
+    size = int_setting(name, value, example)
+    if size < 1:
+        raise ValueError(
+            f"{name} must be at least 1, got {size}: pass a positive size, e.g. {name}={example}"
+        )
+    if unit == "byte" and size < 4:
+        raise ValueError(
+            f"{name} must be at least 4 when unit='byte' (one UTF-8 character takes up to "
+            f"4 bytes), got {size}: raise {name} to 4 or more"
+        )
+    return size
+
+
+def sizes_setting(sizes: object, unit: str) -> tuple[int, ...]:
+    """The sizes of a tree's levels, top first: positive and strictly decreasing."""
+    if not isinstance(sizes, (list, tuple)):
+        raise TypeError(
+            f"sizes must be a list of ints, top level first, not {type(sizes).__name__}: "
+            "e.g. sizes=[2048, 512, 128]"
+        )
+    if not sizes:
+        raise ValueError("sizes cannot be empty: pass one size per level, e.g. [2048, 512]")
+    checked = tuple(
+        positive_size(f"sizes[{position}]", size, unit, 512) for position, size in enumerate(sizes)
+    )
+    for above, below in pairwise(checked):
+        if below >= above:
+            raise ValueError(
+                f"sizes must be strictly decreasing, top level first, got {list(checked)}: "
+                f"list the largest size first, e.g. sizes={sorted(set(checked), reverse=True)}"
+            )
+    return checked
+
+
+def overlap_setting(name: str, value: object, limit_name: str, limit: int) -> int:
+    """An overlap: None (0) or an int from 0 to below ``limit``."""
+    if value is None:
+        return 0
+    overlap = int_setting(name, value, 0)
+    if overlap < 0:
+        raise ValueError(f"{name} must be 0 or more, got {overlap}: pass {name}=0 for no overlap")
+    if overlap >= limit:
+        raise ValueError(
+            f"{name} ({overlap}) must be smaller than {limit_name} ({limit}): "
+            f"lower {name} or raise {limit_name}"
+        )
+    return overlap
+
+
+def min_chunk_size_setting(value: object, chunk_size: int) -> int:
+    """A min_chunk_size: an int from 0 to ``chunk_size``."""
+    size = int_setting("min_chunk_size", value, 0)
+    if size < 0:
+        raise ValueError(
+            f"min_chunk_size must be 0 or more, got {size}: pass min_chunk_size=0 to join nothing"
+        )
+    if size > chunk_size:
+        raise ValueError(
+            f"min_chunk_size ({size}) must not exceed chunk_size ({chunk_size}): "
+            "lower min_chunk_size or raise chunk_size"
+        )
+    return size
+
+
+def separators_setting(separators: object) -> list[list[str]] | None:
+    """Separator levels, coarsest first, each a list of alternatives; None for the defaults."""
+    if separators is None:
+        return None
+    if not isinstance(separators, (list, tuple)):
+        raise TypeError(
+            f"separators must be a list of str (or of lists of str), not "
+            f"{type(separators).__name__}: e.g. separators=['\\n\\n', '\\n', ' ']"
+        )
+    levels: list[list[str]] = []
+    for position, item in enumerate(separators):
+        if isinstance(item, str):
+            alternatives = [item]
+        elif isinstance(item, (list, tuple)) and all(isinstance(each, str) for each in item):
+            alternatives = list(item)
+        else:
+            raise TypeError(
+                f"separators[{position}] must be a str or a list of str (alternatives at one "
+                f"level), not {type(item).__name__}"
+            )
+        if not alternatives:
+            raise ValueError(
+                f"separators[{position}] is an empty list: give it at least one separator "
+                "or remove it"
+            )
+        if "" in alternatives:
+            raise ValueError(
+                f"separators[{position}] contains an empty string: separators must be "
+                "non-empty (cuts between graphemes and code points are always the last resort)"
+            )
+        levels.append(alternatives)
+    return levels
+
+
+def keep_separator_setting(keep_separator: object) -> KeepSeparator:
+    """``"end"``, ``"start"`` or ``False``, as given."""
+    if keep_separator is False or (
+        isinstance(keep_separator, str) and keep_separator in ("end", "start")
+    ):
+        return keep_separator  # type: ignore[return-value]
+    raise ValueError(
+        f"keep_separator must be 'end' (the separator ends the previous chunk), 'start' "
+        f"(it begins the next) or False (it is dropped at chunk edges), got {keep_separator!r}"
+    )
+
+
+def core_keep_separator(keep_separator: KeepSeparator) -> str:
+    """The core's name for a keep_separator choice ("end", "start" or "none")."""
+    return "none" if keep_separator is False else keep_separator
+
+
+def bool_setting(name: str, value: object) -> bool:
+    """A flag: True or False, nothing else."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, not {type(value).__name__}")
+    return value
+
+
+def name_setting(value: object) -> str | None:
+    """A chunker's label: a str or None."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"name must be a str or None, not {type(value).__name__}")
+    return value
+
+
+def workers_setting(workers: object) -> int | None:
+    """A thread count: None (every core) or an int of at least 1."""
+    if workers is None:
+        return None
+    count = int_setting("workers", workers, 4)
+    if count < 1:
+        raise ValueError(f"workers must be at least 1, got {count}: pass None to use every core")
+    return count
+
+
+# --------------------------------------------------------------------------------------------
+# Identity: the "type" setting, nested settings and the fingerprint.
+
+
+def type_name(chunker: object, built_in: type) -> str:
+    """The "type" setting: the built-in's name, or a subclass's qualified name (a subclass
+    may change the output, so it must change the fingerprint too)."""
+    cls = type(chunker)
+    if cls is built_in:
+        return built_in.__name__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def fingerprint_of(settings: Mapping[str, Any]) -> str:
+    """16 hex digits of sha256 over the settings (less "name") as canonical JSON."""
+    payload = {key: value for key, value in settings.items() if key != "name"}
+    try:
+        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"settings() must return a JSON-safe dict: {error}") from None
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def nested_settings(chunker: Any) -> dict[str, Any] | None:
+    """A nested chunker's settings without its "name" (a label never changes the ids)."""
+    if chunker is None:
+        return None
+    return {key: value for key, value in chunker.settings().items() if key != "name"}
+
+
+# --------------------------------------------------------------------------------------------
+# The declaration.
+
+
+def _always(_stored: object) -> bool:
+    return True
+
+
+class Setting(Generic[Value]):
+    """One setting of a chunker: its check, read-only property, ``settings()`` entry and repr.
+
+    The checked value is stored on the chunker as ``_<name>`` (or ``attribute``). Reading the
+    class attribute from an instance gives the property's value; assigning to it raises
+    ``AttributeError``, as a read-only property does.
+
+    Args:
+        doc: The property's docstring.
+        check: ``(chunker, given) -> stored``: validates the value given to ``__init__``; it
+            may read the settings stored before it.
+        read: ``chunker -> value`` of the property (default: the stored value).
+        entry: ``chunker -> value`` of the ``settings()`` entry (default: the property's).
+        shown: ``stored -> bool``: whether the repr names the setting (default: always; a
+            setting at its default value is left out).
+        text: ``stored -> str`` in the repr (default: ``repr``).
+        attribute: Where the stored value lives (default: ``_<name>``).
+    """
+
+    name: str
+    attribute: str
+
+    def __init__(
+        self,
+        doc: str,
+        *,
+        check: Callable[[Any, Any], Any],
+        read: Callable[[Any], Value] | None = None,
+        entry: Callable[[Any], Any] | None = None,
+        shown: Callable[[Any], bool] = _always,
+        text: Callable[[Any], str] = repr,
+        attribute: str | None = None,
+    ) -> None:
+        self.__doc__ = doc
+        self._check = check
+        self._read = read
+        self._entry = entry
+        self._shown = shown
+        self._text = text
+        if attribute is not None:
+            self.attribute = attribute
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        if not hasattr(self, "attribute"):
+            self.attribute = f"_{name}"
+
+    @overload
+    def __get__(self, chunker: None, owner: type | None = None) -> Setting[Value]: ...
+    @overload
+    def __get__(self, chunker: object, owner: type | None = None) -> Value: ...
+    def __get__(self, chunker: object, owner: type | None = None) -> Value | Setting[Value]:
+        if chunker is None:
+            return self
+        if self._read is not None:
+            return self._read(chunker)
+        return getattr(chunker, self.attribute)  # type: ignore[no-any-return]
+
+    def __set__(self, chunker: object, value: object) -> None:
+        raise AttributeError(
+            f"{self.name!r} of {type(chunker).__name__!r} is read-only: make a new chunker "
+            "with the setting you want"
+        )
+
+    def store(self, chunker: object, given: object) -> None:
+        """Checks ``given`` and stores it on ``chunker``."""
+        setattr(chunker, self.attribute, self._check(chunker, given))
+
+    def entries(self, chunker: object) -> Iterable[tuple[str, Any]]:
+        """The setting's ``settings()`` entries (one, for every setting but the unit)."""
+        if self._entry is not None:
+            return ((self.name, self._entry(chunker)),)
+        return ((self.name, self.__get__(chunker)),)
+
+    def repr_part(self, chunker: object) -> str | None:
+        """``name=value`` for the repr, or None when the setting is left out."""
+        stored = getattr(chunker, self.attribute)
+        if not self._shown(stored):
+            return None
+        return f"{self.name}={self._text(stored)}"
+
+
+def _unit_of(chunker: Any) -> str:
+    return chunker._sizing.unit  # type: ignore[no-any-return]
+
+
+def _check_sizing(_chunker: object, given: tuple[object, object, object, object]) -> Sizing:
+    return sizing(*given)
+
+
+class UnitSetting(Setting[str]):
+    """The size unit: ``unit`` with ``encoding``, ``tokenizer`` and ``length_function``.
+
+    The four are checked together (``_tokens.sizing``, given as a tuple, in that order) and
+    stored as one ``Sizing`` in ``_sizing``; the property is the unit's name, the
+    ``settings()`` entries are the unit's (``unit``, ``encoding`` and, when given,
+    ``tokenizer`` or ``length_function``), and the repr names the unit when it is not chars.
+    """
+
+    def __init__(self, doc: str) -> None:
+        super().__init__(
+            doc,
+            check=_check_sizing,
+            read=_unit_of,
+            shown=lambda units: units.unit != "char",
+            text=lambda units: repr(units.unit),
+            attribute="_sizing",
+        )
+
+    def entries(self, chunker: object) -> Iterable[tuple[str, Any]]:
+        """Every key of the unit's settings."""
+        units: Sizing = getattr(chunker, self.attribute)
+        return units.settings().items()

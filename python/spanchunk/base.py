@@ -1,0 +1,615 @@
+"""The base ``Chunker``: the public operations of every chunker, and custom strategies.
+
+Every chunker is a list of levels, the top level first. A level is either a built-in
+``_core.Splitter`` (the recursive engine, in Rust) or a custom ``Chunker`` (Python
+``split_spans``). ``Chunker._chunk`` is the one path from documents to ``Chunk`` objects:
+when every level is built in, one core call computes the spans of every level of a batch of
+documents and builds their ``Chunk`` objects (``_core.chunk_documents``); otherwise the levels
+are cut one at a time, custom levels inside each parent's text, into the core's (n, 7) span
+array, which ``_core.build_chunks`` turns into ``Chunk`` objects, one call per document.
+
+Performance notes
+-----------------
+Building ``Chunk`` objects was most of ``chunk()``; what won is taking Python out of the
+per-chunk work. The built-in path is one core call per batch (``_core.chunk_documents``):
+spans, default document ids and chunk ids are computed with the GIL released and the
+objects are built from the span table, with no span array in between. The chunks are a Rust
+class with lazy fields (``id``, ``text``, ``parent_id``, ``child_ids`` made on first read)
+that the cyclic collector does not track. On the Python side, what is left is per call, not
+per chunk: a single ``str`` skips the ``Document`` object (the core hashes its id), parents
+go to a ``ParentRegistry`` through ``_put`` (a plain loop, no type checks), ``spans`` calls
+the ``_core.Tree`` built once with the chunker, and the custom path finds the first leaf by
+a binary search (a numpy count costs more than the whole wrap of a small document). The
+measurements, and what was tried and dropped, are in ``benches/NOTES.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from spanchunk import _core
+from spanchunk._settings import Setting, fingerprint_of, type_name, workers_setting
+from spanchunk._spans import Level, all_built_in, spans_of_pieces, tree_array, tree_records
+from spanchunk._tokens import Sizing
+from spanchunk.chunk import Chunk
+from spanchunk.document import Document, _as_document, _text_type_error
+from spanchunk.errors import ChunkingError, SkippedDocumentWarning, _encoding_error
+from spanchunk.registry import ParentRegistry
+
+__all__ = ["Chunker", "Documents", "ParentStore"]
+
+Documents = Document | str | Iterable[Document | str]
+"""What ``chunk`` accepts: one document or text, or an iterable of them."""
+
+
+class ParentStore(Protocol):
+    """What a hierarchical chunker needs from its registry (ParentRegistry, SqliteRegistry)."""
+
+    def add(self, chunks: Chunk | Iterable[Chunk]) -> None:
+        """Store one chunk or every chunk of an iterable (an existing id is replaced)."""
+        ...
+
+    def parent_of(self, chunk: Chunk) -> Chunk | None:
+        """The parent of ``chunk`` (None at the top level or if unknown)."""
+        ...
+
+    def expand(self, hits: Iterable[Chunk], max_parents: int | None = None) -> list[Chunk]:
+        """Swap hits for their parents, de-duplicated, first-seen order kept."""
+        ...
+
+    def clear(self) -> None:
+        """Forget every stored chunk."""
+        ...
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs: documents and texts, checked with messages that name the position and the fix.
+
+
+def _items(values: object, what: str) -> list[object]:
+    """The items of an iterable argument; TypeError for non-iterables and for mappings."""
+    if isinstance(values, (Document, str)):
+        return [values]
+    if isinstance(values, (bytes, bytearray, memoryview)):
+        raise _text_type_error(values, what, "a str, a spanchunk.Document or a list of them")
+    if isinstance(values, Mapping) or not isinstance(values, Iterable):
+        raise TypeError(
+            f"{what} must be a str, a spanchunk.Document or a list of them, "
+            f"not {type(values).__name__}"
+        )
+    return list(values)
+
+
+def _documents(values: object) -> list[Document]:
+    return [
+        _as_document(item, f"documents[{position}]")
+        for position, item in enumerate(_items(values, "documents"))
+    ]
+
+
+def _text_of(value: object, what: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Document):
+        return value.text
+    raise _text_type_error(value, what, "a str or a spanchunk.Document")
+
+
+def _checked_document(position: int, item: object) -> Document:
+    """A Document for chunk_many, checked for encodability; errors name the position."""
+    if isinstance(item, Document):
+        try:
+            _core.text_id(item.text)
+        except UnicodeEncodeError as error:
+            raise _encoding_error(error, f"documents[{position}] text") from None
+        return item
+    if isinstance(item, str):
+        try:
+            return Document(item)
+        except ValueError as error:
+            raise ValueError(f"documents[{position}]: {error}") from None
+    raise _text_type_error(item, f"documents[{position}]", "a str or a spanchunk.Document")
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """Documents ``chunk_many`` has checked, with their positions in its input. With
+    ``skip``, a document a custom level fails on is reported by position and skipped."""
+
+    documents: list[Document]
+    positions: list[int]
+    skip: bool
+
+
+def _columns(
+    documents: Documents | _Checked,
+) -> tuple[list[str], list[str | None], list[Mapping[str, Any] | None]]:
+    """The texts, ids and chunk metadata of a batch, as the core takes them (an id of None:
+    the text's hash, as ``Document`` gives it)."""
+    if isinstance(documents, str):
+        # One text, the commonest call: no Document object, the core hashes its id.
+        return [documents], [None], [None]
+    batch = documents.documents if isinstance(documents, _Checked) else _documents(documents)
+    return (
+        [document.text for document in batch],
+        [document.id for document in batch],
+        [document._chunk_metadata() for document in batch],
+    )
+
+
+def _numbered(documents: Documents | _Checked) -> tuple[Iterable[tuple[int, Document]], bool]:
+    """The documents with their input positions, and whether a failing one is skipped."""
+    if isinstance(documents, _Checked):
+        return zip(documents.positions, documents.documents, strict=True), documents.skip
+    return enumerate(_documents(documents)), False
+
+
+def _skip(position: int, error: BaseException, stacklevel: int) -> None:
+    """Warns that ``chunk_many`` skipped a document (``stacklevel``: its caller's frame)."""
+    warnings.warn(
+        f"chunk_many skipped document {position} ({type(error).__name__}): {error}",
+        SkippedDocumentWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def _is_markdown(levels: Sequence[Level]) -> bool:
+    """Whether a level cuts Markdown (its chunks then carry their heading paths)."""
+    return any(
+        (isinstance(level, _core.Splitter) and level.structure == "markdown")
+        or (isinstance(level, Chunker) and level._STRUCTURE == "markdown")
+        for level in levels
+    )
+
+
+def _spans_and_outline(
+    levels: Sequence[Level], text: str
+) -> tuple[NDArray[np.int64], _core.Outline | None]:
+    """The (n, 7) spans of ``text`` cut by levels of which some are custom, and, when a
+    level cuts Markdown, the text's outline (the headings) for the chunks' heading paths."""
+    outline = _core.Outline(text) if _is_markdown(levels) else None
+    return tree_array(levels, text), outline
+
+
+def _minus_level(chunk: Chunk) -> int:
+    return -chunk.level
+
+
+# --------------------------------------------------------------------------------------------
+
+
+class Chunker:
+    """The base class of every chunker, and the hook for custom strategies.
+
+    A custom strategy subclasses ``Chunker`` and overrides one of two methods:
+
+    - ``split_text(text) -> list[str]``: the pieces in reading order, each a substring of
+      ``text``. Their spans are found by walking forward through the text.
+    - ``split_spans(text) -> list[tuple[int, int]]``: (start, end) char offsets.
+
+    Either way the spans are checked (inside the text, starts strictly increasing; empty and
+    whitespace-only spans are dropped) and byte offsets are computed by the core. A custom
+    chunker works on its own or as a level of ``ParentChildChunker`` and
+    ``HierarchicalChunker``, where it is called on each parent's text. It is the documented
+    slower path: Python runs once per document (or parent), not per character.
+
+    Override ``settings()`` to include your strategy's settings, so that ``fingerprint()``
+    (and with it every chunk id) changes when they do.
+
+    Example:
+        >>> from spanchunk import Chunker
+        >>> class Lines(Chunker):
+        ...     def split_text(self, text):
+        ...         return text.splitlines()
+        >>> [chunk.text for chunk in Lines().chunk("first line\\n\\nsecond line")]
+        ['first line', 'second line']
+    """
+
+    _registry: ParentStore | None = None
+    # The document structure this chunker cuts at before the separators (None: plain text;
+    # "markdown": its chunks carry their heading paths).
+    _STRUCTURE: ClassVar[str | None] = None
+    # The core's handle on this chunker's levels when every one is built in (set by the
+    # built-in chunkers); None for custom strategies.
+    _tree: _core.Tree | None = None
+
+    # ---------------------------------------------------------------- strategy hooks
+
+    def split_text(self, text: str) -> list[str]:
+        """Split ``text`` into pieces, in reading order (override in a custom strategy).
+
+        Args:
+            text: The text of a document, or of one parent when used as a lower level.
+
+        Returns:
+            Substrings of ``text`` in reading order. The base class returns the text of
+            the leaf spans of a built-in chunker.
+        """
+        if type(self).split_spans is not Chunker.split_spans:
+            spans = self.split_spans(text)
+        else:
+            spans = self._built_in_leaf_spans(text)
+        return [text[start:end] for start, end in spans]
+
+    def split_spans(self, text: str) -> list[tuple[int, int]]:
+        """The (start, end) char offsets of the pieces of ``text`` (override in a strategy).
+
+        The base class finds the spans of ``split_text``'s pieces by walking forward through
+        the text, or returns the leaf spans of a built-in chunker.
+
+        Args:
+            text: The text of a document, or of one parent when used as a lower level.
+
+        Returns:
+            Char offsets, relative to ``text``, in reading order.
+
+        Raises:
+            ChunkingError: A piece from ``split_text`` is not in the text after the
+                previous one.
+        """
+        if type(self).split_text is not Chunker.split_text:
+            return spans_of_pieces(text, self.split_text(text), type(self).__name__)
+        return self._built_in_leaf_spans(text)
+
+    # ---------------------------------------------------------------- settings
+
+    def settings(self) -> dict[str, Any]:
+        """The chunker's settings as a JSON-safe dict with a ``"type"`` key.
+
+        Nested chunkers appear as their own settings. A custom strategy's default is only
+        its qualified class name; override this method to add its settings.
+        """
+        return {"type": type_name(self, Chunker)}
+
+    def fingerprint(self) -> str:
+        """16 hex digits identifying the settings (less ``name``); part of every chunk id."""
+        return fingerprint_of(self.settings())
+
+    # ---------------------------------------------------------------- public operations
+
+    def chunk(self, documents: Documents) -> list[Chunk]:
+        """Chunk one document or several, one after the other.
+
+        Args:
+            documents: A ``Document``, a ``str``, or an iterable of either.
+
+        Returns:
+            The leaf chunks (level 0) of every document, in input and document order.
+            Hierarchical chunkers also record the parents in their registry.
+
+        Raises:
+            TypeError: An input is not a ``str`` or a ``Document``.
+            ValueError: A text holds a lone surrogate (it cannot be encoded as UTF-8).
+        """
+        return self._chunk(documents, leaves_only=True)
+
+    def chunk_text(self, text: str, *, metadata: Mapping[str, Any] | None = None) -> list[Chunk]:
+        """Chunk one text, giving its chunks ``metadata``.
+
+        Args:
+            text: The text.
+            metadata: Copied into every chunk's ``metadata``.
+
+        Returns:
+            The leaf chunks (level 0), in document order.
+        """
+        return self.chunk(Document(text, metadata=metadata))
+
+    async def achunk(self, documents: Documents) -> list[Chunk]:
+        """``chunk`` in a worker thread, so the event loop keeps running.
+
+        The core releases the GIL while it cuts the text, so other threads (and the event
+        loop) make progress during the heavy part.
+        """
+        return await asyncio.to_thread(self.chunk, documents)
+
+    def chunk_many(
+        self,
+        documents: Iterable[Document | str],
+        *,
+        workers: int | None = None,
+        errors: Literal["raise", "skip"] = "raise",
+    ) -> list[Chunk]:
+        """Chunk many documents, computing their spans in parallel.
+
+        The output is identical to ``chunk`` called on each document in turn, in input
+        order. Spans are computed on ``workers`` threads with the GIL released when every
+        level is built in; custom levels run in this thread.
+
+        Args:
+            documents: An iterable of ``Document`` or ``str``.
+            workers: Threads for the span computation (None: one per core).
+            errors: ``"raise"``: stop at the first bad document. ``"skip"``: warn with a
+                ``SkippedDocumentWarning`` naming its position and reason, and chunk the rest.
+                A bad document is one that is not a ``str`` or ``Document``, holds a lone
+                surrogate, or makes a custom level raise ``ChunkingError``, ``TypeError``
+                or ``ValueError``; every input is checked before the spans are computed.
+
+        Returns:
+            The leaf chunks of every document chunked, in input order.
+
+        Raises:
+            ValueError: ``errors`` or ``workers`` is invalid, or (``errors="raise"``) a text
+                holds a lone surrogate.
+            TypeError: (``errors="raise"``) an input is not a ``str`` or a ``Document``.
+        """
+        if errors not in ("raise", "skip"):
+            raise ValueError(
+                f"errors must be 'raise' (stop at the first bad document) or 'skip' (warn "
+                f"and go on), got {errors!r}"
+            )
+        worker_count = workers_setting(workers)
+        # Validate every document before the batch call, so one bad text loses nothing else.
+        accepted: list[tuple[int, Document]] = []
+        for position, item in enumerate(_items(documents, "documents")):
+            try:
+                accepted.append((position, _checked_document(position, item)))
+            except (TypeError, ValueError) as error:
+                if errors == "raise":
+                    raise
+                _skip(position, error, stacklevel=2)
+        checked = _Checked(
+            documents=[document for _, document in accepted],
+            positions=[position for position, _ in accepted],
+            skip=errors == "skip",
+        )
+        return self._chunk(checked, leaves_only=True, workers=worker_count)
+
+    def spans(self, text: str | Document) -> NDArray[np.void]:
+        """The spans of every chunk of every level of ``text``, as integers only.
+
+        Args:
+            text: A ``str`` (or a ``Document``, whose text is used).
+
+        Returns:
+            A numpy structured array, one row per chunk, with int64 fields ``level``,
+            ``index``, ``parent`` (index of the parent within the level above, -1 at the
+            top), ``start_byte``, ``end_byte``, ``start_char``, ``end_char``. Rows come
+            top level first, each level in document order.
+        """
+        tree = self._tree
+        if tree is not None and type(text) is str:
+            # The common call, one core call: no list of levels to check or pass.
+            try:
+                return tree.spans(text)
+            except UnicodeEncodeError as error:
+                raise _encoding_error(error) from None
+        return tree_records(self._levels(), _text_of(text, "text"))
+
+    def spans_many(
+        self, texts: Iterable[str | Document], *, workers: int | None = None
+    ) -> list[NDArray[np.void]]:
+        """``spans`` of each text, computed in parallel on ``workers`` threads.
+
+        Args:
+            texts: An iterable of ``str`` (or ``Document``).
+            workers: Threads to use (None: one per core).
+
+        Returns:
+            One structured array per text, in input order.
+        """
+        worker_count = workers_setting(workers)
+        strings = [
+            _text_of(item, f"texts[{position}]")
+            for position, item in enumerate(_items(texts, "texts"))
+        ]
+        tree = self._tree
+        if tree is None:
+            levels = self._levels()
+            return [tree_records(levels, text) for text in strings]
+        try:
+            return tree.spans_many(strings, worker_count)
+        except UnicodeEncodeError as error:
+            position = next(
+                (index for index, text in enumerate(strings) if text is error.object), None
+            )
+            what = "text" if position is None else f"texts[{position}]"
+            raise _encoding_error(error, what) from None
+
+    # ---------------------------------------------------------------- plumbing
+
+    def _built_in_levels(self) -> list[Level] | None:
+        """The levels of a built-in chunker, top first; None for the base class."""
+        return None
+
+    def _levels(self) -> list[Level]:
+        """The levels this chunker cuts, top first: itself when it is a custom strategy."""
+        cls = type(self)
+        if cls.split_text is not Chunker.split_text or cls.split_spans is not Chunker.split_spans:
+            return [self]
+        levels = self._built_in_levels()
+        if levels is None:
+            raise TypeError(
+                f"{cls.__name__} has no strategy: a Chunker subclass must override "
+                "split_text or split_spans (or use RecursiveChunker)"
+            )
+        return levels
+
+    def _as_level(self) -> Level:
+        """This chunker as one level of another: its Splitter when it has exactly one."""
+        levels = self._levels()
+        return levels[0] if len(levels) == 1 else self
+
+    def _built_in_leaf_spans(self, text: str) -> list[tuple[int, int]]:
+        levels = self._built_in_levels()
+        if levels is None:
+            raise TypeError(
+                f"{type(self).__name__} must override split_text or split_spans "
+                "(the base Chunker has no strategy of its own)"
+            )
+        spans = tree_array(levels, _text_of(text, "text"))
+        leaves = spans[spans[:, 0] == 0, 5:7].tolist()
+        return [(start, end) for start, end in leaves]
+
+    def _chunk(
+        self,
+        documents: Documents | _Checked,
+        *,
+        leaves_only: bool,
+        workers: int | None = 1,
+    ) -> list[Chunk]:
+        """The one path from documents to chunks (``chunk``, ``chunk_tree``, ``chunk_many``).
+
+        Args:
+            documents: What ``chunk`` accepts, or the documents ``chunk_many`` checked.
+            leaves_only: Return the leaves only (``chunk``), not every level.
+            workers: Threads for the core's batch call (1: this thread; None: every core).
+
+        Returns:
+            The chunks of every document in input order, each document's levels top first.
+            The chunks above the leaves also go to the registry.
+        """
+        levels = self._levels()
+        if all_built_in(levels):
+            # Every document through the core in one call: spans, ids and Chunk objects,
+            # no span array in between.
+            texts, ids, metadatas = _columns(documents)
+            try:
+                results = _core.chunk_documents(
+                    levels, texts, ids, metadatas, self.fingerprint(), workers
+                )
+            except UnicodeEncodeError as error:
+                raise _encoding_error(error) from None
+            if len(results) == 1:
+                chunks, first_leaf = results[0]
+                if first_leaf:
+                    self._register(chunks[:first_leaf])
+                return chunks[first_leaf:] if leaves_only else chunks
+            chunks = []
+            parents: list[Chunk] = []
+            for document_chunks, first_leaf in results:
+                if first_leaf:
+                    parents += document_chunks[:first_leaf]
+                chunks += document_chunks[first_leaf:] if leaves_only else document_chunks
+            if parents:
+                self._register(parents)
+            return chunks
+        # A custom level: each document's span array, level by level, then its chunks.
+        fingerprint = self.fingerprint()
+        numbered, skip = _numbered(documents)
+        chunks = []
+        for position, document in numbered:
+            try:
+                spans, outline = _spans_and_outline(levels, document.text)
+            except (ChunkingError, TypeError, ValueError) as error:
+                if not skip:
+                    raise
+                _skip(position, error, stacklevel=3)
+                continue
+            chunks.extend(
+                self._wrap(document, spans, fingerprint, leaves_only=leaves_only, outline=outline)
+            )
+        return chunks
+
+    def _register(self, parents: list[Chunk]) -> None:
+        """The chunks above the leaves go to the registry (a ParentRegistry skips the type
+        checks that ``add`` does for callers: these are the core's own chunks)."""
+        registry = self._registry
+        if type(registry) is ParentRegistry:
+            registry._put(parents)
+        elif registry is not None:
+            registry.add(parents)
+
+    def _wrap(
+        self,
+        document: Document,
+        spans: NDArray[np.int64],
+        fingerprint: str,
+        *,
+        leaves_only: bool,
+        outline: _core.Outline | None = None,
+    ) -> list[Chunk]:
+        """Chunk objects for one document's span array; parents go to the registry. With a
+        Markdown ``outline``, every chunk's metadata holds its heading path."""
+        chunks = _core.build_chunks(
+            document.text, document.id, fingerprint, document._chunk_metadata(), spans, outline
+        )
+        # Rows go level by level, the leaves last: a binary search finds the first leaf
+        # (a numpy count costs more than the whole wrap of a small document).
+        first_leaf = bisect_left(chunks, 0, key=_minus_level)
+        if first_leaf:
+            self._register(chunks[:first_leaf])
+        return chunks[first_leaf:] if leaves_only else chunks
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class _BuiltInChunker(Chunker):
+    """Shared by the built-in chunkers: settings declared once (``Setting`` class attributes,
+    in the order ``settings()`` and the repr list them), a cached fingerprint, and pickling
+    without the core's Splitter objects (which do not pickle), rebuilt from the settings.
+
+    A class that declares settings lists only its own; one that declares none (a user's
+    subclass, ``MarkdownChunker``) keeps its parent's. ``built_in=True`` in the class
+    statement marks a public built-in: its ``"type"`` setting is its bare name, a subclass's
+    is the subclass's qualified name.
+    """
+
+    _TRANSIENT: ClassVar[tuple[str, ...]] = ("_tree",)
+    _SETTINGS: ClassVar[tuple[Setting[Any], ...]] = ()
+    _KIND: ClassVar[type[Chunker]]
+    _cached_fingerprint: str
+    _sizing: Sizing
+
+    def __init_subclass__(cls, *, built_in: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = tuple(value for value in vars(cls).values() if isinstance(value, Setting))
+        if declared:
+            cls._SETTINGS = declared
+        if built_in:
+            cls._KIND = cls
+
+    def _configure(self, **given: object) -> None:
+        """Checks and stores settings in the order given: a check may read those before it."""
+        cls = type(self)
+        for name, value in given.items():
+            setting: Setting[Any] = getattr(cls, name)
+            setting.store(self, value)
+
+    def _rebuild(self) -> None:
+        raise NotImplementedError
+
+    def _build_tree(self) -> None:
+        """Hands the levels to the core once, when every one is built in (see ``spans``)."""
+        levels = self._levels()
+        self._tree = _core.Tree(levels) if all_built_in(levels) else None
+
+    @property
+    def encoding(self) -> str | None:
+        """The tiktoken encoding of token units (None otherwise)."""
+        return self._sizing.encoding
+
+    def settings(self) -> dict[str, Any]:
+        """Every setting as a JSON-safe dict with a ``"type"`` key; a nested chunker appears
+        as its own settings (without its ``name``)."""
+        entries: dict[str, Any] = {"type": type_name(self, self._KIND)}
+        for setting in self._SETTINGS:
+            entries.update(setting.entries(self))
+        return entries
+
+    def fingerprint(self) -> str:
+        """16 hex digits identifying the settings (less ``name``); part of every chunk id."""
+        return self._cached_fingerprint
+
+    def __repr__(self) -> str:
+        parts = [part for setting in self._SETTINGS if (part := setting.repr_part(self))]
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in self._TRANSIENT:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._rebuild()

@@ -1,0 +1,167 @@
+"""The recursive chunker: one level of chunks, cut at the coarsest separator that fits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar, Literal
+
+from spanchunk import _core
+from spanchunk._settings import (
+    KeepSeparator,
+    Setting,
+    UnitSetting,
+    bool_setting,
+    core_keep_separator,
+    fingerprint_of,
+    keep_separator_setting,
+    min_chunk_size_setting,
+    name_setting,
+    overlap_setting,
+    positive_size,
+    separators_setting,
+)
+from spanchunk._spans import Level
+from spanchunk.base import _BuiltInChunker
+from spanchunk.errors import _encoding_error
+
+__all__ = ["RecursiveChunker"]
+
+
+def _separators_of(chunker: RecursiveChunker) -> list[list[str]]:
+    if chunker._separators is None:
+        return _core.default_separators()
+    return [list(level) for level in chunker._separators]
+
+
+class RecursiveChunker(_BuiltInChunker, built_in=True):
+    """Recursive splitting at the coarsest separator that fits: one level of chunks.
+
+    Text is cut at blank lines, then line breaks, sentence ends, clause marks and spaces,
+    then between grapheme clusters, until every piece fits ``chunk_size``; pieces are then
+    merged greedily into chunks of at most ``chunk_size`` (strictly). All of it runs in the
+    Rust core with the GIL released.
+
+    Args:
+        chunk_size: The largest chunk, in ``unit`` (at least 1; at least 4 for bytes).
+        overlap: How much of the end of a chunk the next one repeats, at most, taken at a
+            separator boundary (None or 0: no overlap). Must be smaller than chunk_size.
+        min_chunk_size: A piece smaller than this is joined to its neighbour when the
+            result still fits (0: never); at most chunk_size.
+        separators: None for the defaults, or a list, coarsest first, whose items are a
+            str or a list of str (alternatives at one level).
+        keep_separator: ``"end"``: a separator ends the chunk before it; ``"start"``: it
+            begins the chunk after it; ``False``: it never stands at a chunk edge.
+        trim: Strip whitespace from both edges of every chunk.
+        unit: ``"char"`` (code points, as ``len``), ``"byte"`` (UTF-8 bytes) or
+            ``"token"`` (with exactly one of ``encoding``, ``tokenizer``, ``length_function``).
+        encoding: With ``unit="token"``: a tiktoken encoding compiled into the core
+            (``"o200k_base"``, ``"cl100k_base"``, ``"p50k_base"``, ``"r50k_base"``).
+        name: A label, reported in ``settings()`` but never part of the fingerprint.
+        tokenizer: With ``unit="token"``: the path of a HuggingFace ``tokenizer.json`` (or a
+            ``tokenizers.Tokenizer``), counted in Rust without special tokens, truncation or
+            padding. ``settings()`` names it by the hash of its content.
+        length_function: With ``unit="token"``: any callable ``str -> int``. The slow path:
+            the core calls it for every measurement, holding the GIL.
+
+    Raises:
+        TypeError: A size is not an int, or separators are not strings.
+        ValueError: An impossible setting; the message names it and the fix.
+
+    Example:
+        >>> from spanchunk import RecursiveChunker
+        >>> chunker = RecursiveChunker(chunk_size=20)
+        >>> text = "It was a dark night. The wind howled.\\n\\nNobody came."
+        >>> [chunk.text for chunk in chunker.chunk(text)]
+        ['It was a dark night.', 'The wind howled.', 'Nobody came.']
+    """
+
+    _TRANSIENT: ClassVar[tuple[str, ...]] = ("_splitter", "_tree")
+    _separators: list[list[str]] | None
+
+    # The settings, in the order settings() and the repr list them (see _settings.Setting).
+    chunk_size: Setting[int] = Setting(
+        "The largest chunk, in ``unit``.",
+        check=lambda chunker, value: positive_size("chunk_size", value, chunker.unit, 1000),
+    )
+    overlap: Setting[int] = Setting(
+        "The most a chunk repeats of the previous one, in ``unit`` (0: none).",
+        check=lambda chunker, value: overlap_setting(
+            "overlap", value, "chunk_size", chunker.chunk_size
+        ),
+        shown=bool,
+    )
+    min_chunk_size: Setting[int] = Setting(
+        "Pieces smaller than this are joined to a neighbour when the result fits.",
+        check=lambda chunker, value: min_chunk_size_setting(value, chunker.chunk_size),
+        shown=bool,
+    )
+    separators: Setting[list[list[str]]] = Setting(
+        "The separator levels, coarsest first (the defaults when none were given).",
+        check=lambda _chunker, value: separators_setting(value),
+        read=_separators_of,
+        shown=lambda separators: separators is not None,
+    )
+    keep_separator: Setting[KeepSeparator] = Setting(
+        'Where a separator goes: ``"end"``, ``"start"`` or ``False``.',
+        check=lambda _chunker, value: keep_separator_setting(value),
+        shown=lambda keep: keep != "end",
+    )
+    trim: Setting[bool] = Setting(
+        "Whether whitespace is stripped from chunk edges.",
+        check=lambda _chunker, value: bool_setting("trim", value),
+        shown=lambda trim: not trim,
+    )
+    unit: Setting[str] = UnitSetting('``"char"``, ``"byte"`` or ``"token"``.')
+    name: Setting[str | None] = Setting(
+        "The label given at construction (not part of the fingerprint).",
+        check=lambda _chunker, value: name_setting(value),
+        shown=lambda name: name is not None,
+    )
+
+    # Positional settings mirror the documented signature (RecursiveChunker(512, 50)).
+    def __init__(  # noqa: PLR0917
+        self,
+        chunk_size: int = 1000,
+        overlap: int | None = None,
+        min_chunk_size: int = 0,
+        separators: Sequence[str | Sequence[str]] | None = None,
+        keep_separator: KeepSeparator = "end",
+        trim: bool = True,
+        unit: Literal["char", "byte", "token"] = "char",
+        encoding: str | None = None,
+        name: str | None = None,
+        *,
+        tokenizer: object = None,
+        length_function: Callable[[str], int] | None = None,
+    ) -> None:
+        self._configure(
+            unit=(unit, encoding, tokenizer, length_function),
+            chunk_size=chunk_size,
+            overlap=overlap,
+            min_chunk_size=min_chunk_size,
+            separators=separators,
+            keep_separator=keep_separator,
+            trim=trim,
+            name=name,
+        )
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        try:
+            self._splitter = _core.Splitter(
+                self._chunk_size,
+                overlap=self._overlap,
+                min_chunk_size=self._min_chunk_size,
+                separators=self._separators,
+                keep_separator=core_keep_separator(self._keep_separator),
+                trim=self._trim,
+                structure=self._STRUCTURE,
+                **self._sizing.core(),
+            )
+        except UnicodeEncodeError as error:
+            raise _encoding_error(error, "a separator") from None
+        self._cached_fingerprint = fingerprint_of(self.settings())
+        self._build_tree()
+
+    def _built_in_levels(self) -> list[Level]:
+        return [self._splitter]
