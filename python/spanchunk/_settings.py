@@ -214,9 +214,14 @@ def type_name(chunker: object, built_in: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+# Settings that change neither spans nor ids: a label, and what rides in a chunk's metadata.
+NOT_FINGERPRINTED = frozenset({"name", "parent_content"})
+
+
 def fingerprint_of(settings: Mapping[str, Any]) -> str:
-    """16 hex digits of sha256 over the settings (less "name") as canonical JSON."""
-    payload = {key: value for key, value in settings.items() if key != "name"}
+    """16 hex digits of sha256 over the settings (less ``NOT_FINGERPRINTED``) as canonical
+    JSON."""
+    payload = {key: value for key, value in settings.items() if key not in NOT_FINGERPRINTED}
     try:
         canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     except (TypeError, ValueError) as error:
@@ -352,3 +357,18 @@ class UnitSetting(Setting[str]):
         """Every key of the unit's settings."""
         units: Sizing = getattr(chunker, self.attribute)
         return units.settings().items()
+
+
+class FlagSetting(Setting[bool]):
+    """A bool option, off by default, listed in ``settings()`` and the repr only when on (so
+    the settings of a chunker that leaves it off read as they did before the option)."""
+
+    def __init__(self, doc: str) -> None:
+        super().__init__(doc, check=self._check_flag, shown=bool)
+
+    def _check_flag(self, _chunker: object, value: object) -> bool:
+        return bool_setting(self.name, value)
+
+    def entries(self, chunker: object) -> Iterable[tuple[str, Any]]:
+        """``(name, True)`` when on; nothing when off."""
+        return ((self.name, True),) if getattr(chunker, self.attribute) else ()

@@ -30,7 +30,7 @@ import warnings
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,31 +43,13 @@ from spanchunk.chunk import Chunk
 from spanchunk.document import Document, _as_document, _text_type_error
 from spanchunk.errors import ChunkingError, SkippedDocumentWarning, _encoding_error
 from spanchunk.registry import ParentRegistry
+from spanchunk.retrieval import attach_parent_content
+from spanchunk.store import ParentStore
 
 __all__ = ["Chunker", "Documents", "ParentStore"]
 
 Documents = Document | str | Iterable[Document | str]
 """What ``chunk`` accepts: one document or text, or an iterable of them."""
-
-
-class ParentStore(Protocol):
-    """What a hierarchical chunker needs from its registry (ParentRegistry, SqliteRegistry)."""
-
-    def add(self, chunks: Chunk | Iterable[Chunk]) -> None:
-        """Store one chunk or every chunk of an iterable (an existing id is replaced)."""
-        ...
-
-    def parent_of(self, chunk: Chunk) -> Chunk | None:
-        """The parent of ``chunk`` (None at the top level or if unknown)."""
-        ...
-
-    def expand(self, hits: Iterable[Chunk], max_parents: int | None = None) -> list[Chunk]:
-        """Swap hits for their parents, de-duplicated, first-seen order kept."""
-        ...
-
-    def clear(self) -> None:
-        """Forget every stored chunk."""
-        ...
 
 
 # --------------------------------------------------------------------------------------------
@@ -478,20 +460,7 @@ class Chunker:
                 )
             except UnicodeEncodeError as error:
                 raise _encoding_error(error) from None
-            if len(results) == 1:
-                chunks, first_leaf = results[0]
-                if first_leaf:
-                    self._register(chunks[:first_leaf])
-                return chunks[first_leaf:] if leaves_only else chunks
-            chunks = []
-            parents: list[Chunk] = []
-            for document_chunks, first_leaf in results:
-                if first_leaf:
-                    parents += document_chunks[:first_leaf]
-                chunks += document_chunks[first_leaf:] if leaves_only else document_chunks
-            if parents:
-                self._register(parents)
-            return chunks
+            return self._collect(results, leaves_only=leaves_only)
         # A custom level: each document's span array, level by level, then its chunks.
         fingerprint = self.fingerprint()
         numbered, skip = _numbered(documents)
@@ -509,14 +478,42 @@ class Chunker:
             )
         return chunks
 
-    def _register(self, parents: list[Chunk]) -> None:
-        """The chunks above the leaves go to the registry (a ParentRegistry skips the type
-        checks that ``add`` does for callers: these are the core's own chunks)."""
+    def _collect(
+        self, results: Sequence[tuple[list[Chunk], int]], *, leaves_only: bool
+    ) -> list[Chunk]:
+        """What ``_chunk`` returns from each document's chunks (levels top first, the leaves
+        from ``first_leaf`` on); the registry gets the chunks above the leaves (all of them
+        when it keeps children), in one call, under this chunker's fingerprint."""
+        registry = self._registry
+        keeps_children = registry is not None and getattr(registry, "keeps_children", False)
+        parent_content = getattr(self, "_parent_content", False)
+        if len(results) == 1 and not parent_content:
+            chunks, first_leaf = results[0]
+            if first_leaf or keeps_children:
+                self._register(chunks if keeps_children else chunks[:first_leaf])
+            return chunks[first_leaf:] if leaves_only else chunks
+        returned: list[Chunk] = []
+        stored: list[Chunk] = []
+        for document_chunks, first_leaf in results:
+            chunks = document_chunks
+            if parent_content and first_leaf:
+                parents = chunks[:first_leaf]
+                chunks = parents + attach_parent_content(chunks[first_leaf:], parents)
+            if registry is not None:
+                stored += chunks if keeps_children else chunks[:first_leaf]
+            returned += chunks[first_leaf:] if leaves_only else chunks
+        if stored:
+            self._register(stored)
+        return returned
+
+    def _register(self, chunks: list[Chunk]) -> None:
+        """Chunks go to the registry under this chunker's fingerprint (a ParentRegistry skips
+        the type checks that ``add`` does for callers: these are the core's own chunks)."""
         registry = self._registry
         if type(registry) is ParentRegistry:
-            registry._put(parents)
+            registry._put(chunks, self.fingerprint())
         elif registry is not None:
-            registry.add(parents)
+            registry.add(chunks, fingerprint=self.fingerprint())
 
     def _wrap(
         self,
@@ -535,9 +532,7 @@ class Chunker:
         # Rows go level by level, the leaves last: a binary search finds the first leaf
         # (a numpy count costs more than the whole wrap of a small document).
         first_leaf = bisect_left(chunks, 0, key=_minus_level)
-        if first_leaf:
-            self._register(chunks[:first_leaf])
-        return chunks[first_leaf:] if leaves_only else chunks
+        return self._collect([(chunks, first_leaf)], leaves_only=leaves_only)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -12,6 +12,7 @@ from typing import ClassVar, Literal
 
 from spanchunk import _core
 from spanchunk._settings import (
+    FlagSetting,
     Setting,
     UnitSetting,
     fingerprint_of,
@@ -116,6 +117,10 @@ class HierarchicalChunker(_BuiltInChunker, built_in=True):
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
         tokenizer: A ``tokenizer.json`` path (or ``tokenizers.Tokenizer``) for token units.
         length_function: A callable ``str -> int`` for token units (slow path).
+        parent_content: Put each leaf's parent (its text, id and span) into the leaf's
+            ``metadata["parent_content"]``, for vector stores that keep a payload per vector
+            but cannot look parents up: ``spanchunk.retrieval.expand`` then rebuilds the
+            parent from the hit alone. Changes metadata only, not spans or ids.
 
     Raises:
         TypeError: A size is not an int, or a chunkers item is not a Chunker.
@@ -161,6 +166,9 @@ class HierarchicalChunker(_BuiltInChunker, built_in=True):
         text=lambda given: repr(list(given)),
         attribute="_given_chunkers",
     )
+    parent_content: Setting[bool] = FlagSetting(
+        "Whether each leaf carries its parent in ``metadata[\"parent_content\"]``."
+    )
 
     # Positional settings mirror the documented signature (HierarchicalChunker([2048, 512])).
     def __init__(  # noqa: PLR0917
@@ -174,12 +182,14 @@ class HierarchicalChunker(_BuiltInChunker, built_in=True):
         *,
         tokenizer: object = None,
         length_function: Callable[[str], int] | None = None,
+        parent_content: bool = False,
     ) -> None:
         self._configure(
             unit=(unit, encoding, tokenizer, length_function),
             sizes=sizes,
             overlap=overlap,
             chunkers=chunkers,
+            parent_content=parent_content,
         )
         # Overlap goes to the leaves only: the core refuses overlapping parents, whose
         # children would repeat the same text (and overlap never crosses a parent anyway).
@@ -286,6 +296,10 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
         tokenizer: A ``tokenizer.json`` path (or ``tokenizers.Tokenizer``) for token units.
         length_function: A callable ``str -> int`` for token units (slow path).
+        parent_content: Put each leaf's parent (its text, id and span) into the leaf's
+            ``metadata["parent_content"]``, for vector stores that keep a payload per vector
+            but cannot look parents up: ``spanchunk.retrieval.expand`` then rebuilds the
+            parent from the hit alone. Changes metadata only, not spans or ids.
 
     Raises:
         TypeError: A size is not an int, or a chunker is not a Chunker.
@@ -334,6 +348,9 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
     unit: Setting[str] = UnitSetting(
         '``"char"``, ``"byte"`` or ``"token"``, of the default levels.'
     )
+    parent_content: Setting[bool] = FlagSetting(
+        "Whether each leaf carries its parent in ``metadata[\"parent_content\"]``."
+    )
 
     # Positional settings mirror the documented signature (ParentChildChunker(2000, 400)).
     def __init__(  # noqa: PLR0917
@@ -349,6 +366,7 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         *,
         tokenizer: object = None,
         length_function: Callable[[str], int] | None = None,
+        parent_content: bool = False,
     ) -> None:
         self._configure(
             unit=(unit, encoding, tokenizer, length_function),
@@ -357,6 +375,7 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
             child_overlap=child_overlap,
             parent_chunker=parent_chunker,
             child_chunker=child_chunker,
+            parent_content=parent_content,
         )
         given_parent: Chunker | None = self._parent_chunker
         given_child: Chunker | None = self._child_chunker

@@ -41,6 +41,7 @@ from spanchunk._parents import (
     parent_from_content,
 )
 from spanchunk.chunk import Chunk
+from spanchunk.document import freeze_metadata
 from spanchunk.store import ParentStore
 
 __all__ = [
@@ -623,7 +624,8 @@ def attach_parent_content(
         key = (parent.id, id(child.metadata))
         metadata = shared.get(key)
         if metadata is None:
-            metadata = shared[key] = MappingProxyType(
+            # Read-only all the way down, as a Document's metadata is (siblings share it).
+            metadata = shared[key] = freeze_metadata(
                 {**child.metadata, PARENT_CONTENT: parent_content(parent)}
             )
         result.append(
