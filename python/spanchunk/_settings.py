@@ -50,12 +50,20 @@ Value = TypeVar("Value")
 # Checks: one message style for every setting ("what, the value, the fix").
 
 
+# The core counts sizes in 64-bit signed integers; nothing larger can ever be reached.
+MAX_SIZE = 2**63 - 1
+
+
 def int_setting(name: str, value: object, example: int) -> int:
-    """``value`` as an int; TypeError for anything else (bools included)."""
+    """``value`` as an int up to ``MAX_SIZE``; TypeError for anything else (bools included)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(
             f"{name} must be an int, not {type(value).__name__} ({value!r}): "
             f"pass a whole number, e.g. {name}={example}"
+        )
+    if value > MAX_SIZE:
+        raise ValueError(
+            f"{name} must be at most 2**63 - 1, got {value}: pass a smaller {name}"
         )
     return value
 
@@ -168,7 +176,8 @@ def keep_separator_setting(keep_separator: object) -> KeepSeparator:
         return keep_separator  # type: ignore[return-value]
     raise ValueError(
         f"keep_separator must be 'end' (the separator ends the previous chunk), 'start' "
-        f"(it begins the next) or False (it is dropped at chunk edges), got {keep_separator!r}"
+        f"(it begins the next) or False (its whitespace is kept off chunk edges, its other "
+        f"characters stay with the chunk before; nothing is dropped), got {keep_separator!r}"
     )
 
 
