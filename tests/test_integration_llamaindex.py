@@ -24,7 +24,7 @@ from llama_index.core.node_parser import (
 from llama_index.core.retrievers import AutoMergingRetriever
 from llama_index.core.schema import BaseNode, MetadataMode, NodeRelationship, TextNode
 from spanchunk import Document as SpanDocument
-from spanchunk import HierarchicalChunker
+from spanchunk import HierarchicalChunker, ParentChildChunker
 from spanchunk.integrations.llamaindex import SpanchunkNodeParser
 
 REPEATED = "\n\n".join(["Exactly the same paragraph, repeated many times over."] * 30)
@@ -81,9 +81,15 @@ def test_ids_are_deterministic() -> None:
     )
     assert [n.node_id for n in first] == [n.node_id for n in again]
     assert {n.node_id for n in first}.isdisjoint(n.node_id for n in other)
-    # The same ids as the spanchunk tree of a document with that id.
-    tree = HierarchicalChunker(sizes=[300, 60]).chunk_tree(SpanDocument(REPEATED, id="d"))
+    # The same ids as the spanchunk tree of a document with that id (two levels: the
+    # ParentChildChunker of the same sizes; more: the HierarchicalChunker).
+    tree = ParentChildChunker(300, 60).chunk_tree(SpanDocument(REPEATED, id="d"))
     assert [n.node_id for n in first] == [chunk.id for chunk in tree]
+    three = SpanchunkNodeParser(chunk_sizes=[300, 120, 60]).get_nodes_from_documents(
+        [Document(text=REPEATED, id_="d")]
+    )
+    tree = HierarchicalChunker(sizes=[300, 120, 60]).chunk_tree(SpanDocument(REPEATED, id="d"))
+    assert [n.node_id for n in three] == [chunk.id for chunk in tree]
 
 
 def test_relationships_and_the_frameworks_tree_helpers() -> None:

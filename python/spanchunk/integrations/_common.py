@@ -6,7 +6,7 @@ import bisect
 from collections.abc import Sequence
 from typing import Literal
 
-from spanchunk import HierarchicalChunker, MarkdownChunker, RecursiveChunker
+from spanchunk import HierarchicalChunker, MarkdownChunker, ParentChildChunker, RecursiveChunker
 
 __all__ = ["PageNumbers", "hierarchical_chunker", "missing_extra", "recursive_chunker"]
 
@@ -40,8 +40,21 @@ def hierarchical_chunker(
     encoding: str | None,
     markdown: bool,
 ) -> HierarchicalChunker:
-    """An N-level chunker, top size first; Markdown sections at the top level when asked."""
+    """An N-level chunker, top size first; Markdown sections at the top level when asked.
+
+    Two sizes give a ``ParentChildChunker`` (the command line's chunker), so the ids agree
+    with everything else that cuts parents and children with the same settings.
+    """
     sizes = list(sizes)
+    if len(sizes) == 2:
+        return ParentChildChunker(
+            parent_size=sizes[0],
+            child_size=sizes[1],
+            child_overlap=overlap or None,
+            parent_chunker="markdown" if markdown else None,
+            unit=unit,
+            encoding=encoding,
+        )
     chunkers = ["markdown", *([None] * (len(sizes) - 1))] if markdown else None
     return HierarchicalChunker(
         sizes=sizes,
