@@ -6,6 +6,9 @@ fake embedding, in-memory stores.
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 from conftest import corpus_root, read_document
 from langchain_classic.retrievers import ParentDocumentRetriever
@@ -19,6 +22,7 @@ from spanchunk.integrations.langchain import (
     SpanchunkTextSplitter,
     chunk_to_document,
     index_documents,
+    tree_documents,
 )
 
 REPEATED = "\n\n".join(
@@ -214,3 +218,22 @@ def test_chunk_store_round_trip_and_delete() -> None:
         store.mdelete([parent.id])
     assert store.delete_document(parent.document_id) == 1
     assert store.mget([parent.id]) == [None]
+
+
+def test_documents_are_the_same_objects_the_constructor_builds() -> None:
+    docs = tree_documents(
+        [Document(REPEATED, id="t", metadata={"k": [1]})], ParentChildChunker(300, 60)
+    )
+    for doc in docs[:3]:
+        built = Document(page_content=doc.page_content, metadata=doc.metadata, id=doc.id)
+        assert doc == built
+        assert doc.model_dump() == built.model_dump()
+        assert doc.model_fields_set == built.model_fields_set
+        assert pickle.loads(pickle.dumps(doc)) == built
+        assert copy.deepcopy(doc) == built
+        assert Document.model_validate(doc.model_dump()) == doc
+    # The levels come top first, parents with child_ids, children with parent_id.
+    assert [doc.metadata["level"] for doc in docs] == sorted(
+        (doc.metadata["level"] for doc in docs), reverse=True
+    )
+    assert_exact(REPEATED, docs)

@@ -61,7 +61,13 @@ try:
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise missing_extra("langchain-core and langchain-text-splitters", "langchain", error) from None
 
-__all__ = ["ChunkStore", "SpanchunkTextSplitter", "chunk_to_document", "index_documents"]
+__all__ = [
+    "ChunkStore",
+    "SpanchunkTextSplitter",
+    "chunk_to_document",
+    "index_documents",
+    "tree_documents",
+]
 
 # Keys this module writes into metadata; a chunk split again (a parent given to the child
 # splitter) drops its own before its children get theirs.
@@ -80,6 +86,55 @@ SPAN_KEYS = (
 )
 _SCALARS = (str, int, float, bool, type(None))
 
+# Performance notes
+# -----------------
+# A LangChain ``Document`` built through its constructor costs ~4 us of pydantic validation
+# (the fields are already of the right types), about as much as everything else this module
+# does per chunk, and ``model_construct`` is no faster. ``_make_document`` fills the instance
+# the way pydantic's own ``model_construct`` does (``__dict__`` in field order, the set
+# fields, no extra, no private), about 1.4 us; the shortcut is checked once at import against
+# a document built by the constructor, and the constructor is used whenever they differ (a
+# future pydantic or langchain-core with another layout).
+_new = object.__new__
+_set = object.__setattr__
+_FIELDS_SET = frozenset({"id", "metadata", "page_content"})
+
+
+def _constructed(text: str, metadata: dict[str, Any], id: str) -> Document:
+    return Document(page_content=text, metadata=metadata, id=id)
+
+
+def _filled(text: str, metadata: dict[str, Any], id: str) -> Document:
+    document = _new(Document)
+    _set(
+        document,
+        "__dict__",
+        {"id": id, "metadata": metadata, "page_content": text, "type": "Document"},
+    )
+    _set(document, "__pydantic_fields_set__", set(_FIELDS_SET))
+    _set(document, "__pydantic_extra__", None)
+    _set(document, "__pydantic_private__", None)
+    return document
+
+
+def _same_layout() -> bool:
+    try:
+        built = _constructed("probe", {"key": 1}, "id")
+        filled = _filled("probe", {"key": 1}, "id")
+        return (
+            list(built.__dict__.items()) == list(filled.__dict__.items())
+            and built.__pydantic_fields_set__ == filled.__pydantic_fields_set__
+            and built.__pydantic_extra__ == filled.__pydantic_extra__
+            and built.__pydantic_private__ == filled.__pydantic_private__
+            and built.model_dump() == filled.model_dump()
+            and not type(built).__pydantic_post_init__
+        )
+    except Exception:  # any surprise: keep the constructor
+        return False
+
+
+_make_document = _filled if _same_layout() else _constructed
+
 
 def _copier(metadata: Mapping[str, Any]) -> Any:
     """How to copy one document's metadata for each of its chunks.
@@ -97,54 +152,102 @@ def _own_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in metadata.items() if key not in SPAN_KEYS}
 
 
-def chunk_to_document(
-    chunk: Chunk,
-    metadata: Mapping[str, Any] | None = None,
+def _chunk_documents(
+    chunks: Iterable[Chunk],
+    base: Mapping[str, Any],
     *,
+    level: int | None = None,
     char_offset: int = 0,
     byte_offset: int = 0,
     document_id: str | None = None,
     parent_id: str | None = None,
-    copy_metadata: Any = dict,
-) -> Document:
+) -> list[Document]:
+    """The LangChain documents of some chunks of one document, every value from the chunk.
+
+    ``base`` is copied into each (shallowly when all its values are scalars, else deeply);
+    the offsets, ``document_id`` and ``parent_id`` serve a piece of a larger document (a
+    parent split again); ``level`` replaces ``Chunk.level`` (a flat splitter's role).
+    """
+    deep = _copier(base) is not dict
+    make = _make_document
+    out: list[Document] = []
+    append = out.append
+    for chunk in chunks:
+        chunk_id = chunk.id
+        fields = {
+            **(copy.deepcopy(base) if deep else base),
+            "start_index": chunk.start_char + char_offset,
+            "end_index": chunk.end_char + char_offset,
+            "start_byte": chunk.start_byte + byte_offset,
+            "end_byte": chunk.end_byte + byte_offset,
+            "level": chunk.level if level is None else level,
+            "index": chunk.index,
+            "chunk_id": chunk_id,
+            "document_id": chunk.document_id if document_id is None else document_id,
+            "parent_id": chunk.parent_id if parent_id is None else parent_id,
+        }
+        child_ids = chunk.child_ids
+        if child_ids:
+            fields["child_ids"] = list(child_ids)
+        chunk_metadata = chunk.metadata
+        if chunk_metadata:
+            headings = chunk_metadata.get("headings")
+            if headings is not None:
+                fields["headings"] = list(headings)
+        append(make(chunk.text, fields, chunk_id))
+    return out
+
+
+def chunk_to_document(chunk: Chunk, metadata: Mapping[str, Any] | None = None) -> Document:
     """The LangChain ``Document`` of one chunk (see the module's field mapping).
 
     Args:
         chunk: A spanchunk chunk.
         metadata: Metadata to copy into the document (the source document's); None: the
             chunk's own metadata (its document's, plus ``source``).
-        char_offset: Added to the chunk's char offsets (the start of the text it was cut
-            from, when that text is itself a piece of the source document).
-        byte_offset: The same for byte offsets.
-        document_id: Overrides ``chunk.document_id`` (the source document's id).
-        parent_id: Overrides ``chunk.parent_id``.
-        copy_metadata: ``dict`` or ``copy.deepcopy``: how ``metadata`` is copied.
 
     Returns:
         A ``langchain_core.documents.Document`` whose ``id`` is the chunk id.
     """
-    chunk_metadata = chunk.metadata
     if metadata is None:
-        fields = {key: value for key, value in chunk_metadata.items() if key != "headings"}
-        fields = copy.deepcopy(fields)
-    else:
-        fields = copy_metadata(metadata)
-    fields["start_index"] = chunk.start_char + char_offset
-    fields["end_index"] = chunk.end_char + char_offset
-    fields["start_byte"] = chunk.start_byte + byte_offset
-    fields["end_byte"] = chunk.end_byte + byte_offset
-    fields["level"] = chunk.level
-    fields["index"] = chunk.index
-    fields["chunk_id"] = chunk.id
-    fields["document_id"] = chunk.document_id if document_id is None else document_id
-    fields["parent_id"] = chunk.parent_id if parent_id is None else parent_id
-    child_ids = chunk.child_ids
-    if child_ids:
-        fields["child_ids"] = list(child_ids)
-    headings = chunk_metadata.get("headings")
-    if headings is not None:
-        fields["headings"] = list(headings)
-    return Document(page_content=chunk.text, metadata=fields, id=chunk.id)
+        metadata = {key: value for key, value in chunk.metadata.items() if key != "headings"}
+    return _chunk_documents([chunk], metadata)[0]
+
+
+def _as_span_document(
+    document: Document | SpanDocument | str,
+) -> tuple[SpanDocument, Mapping[str, Any]]:
+    """A spanchunk document and the metadata its chunks get, from any accepted input."""
+    if isinstance(document, Document):
+        return SpanDocument(document.page_content, id=document.id), document.metadata
+    span_document = document if isinstance(document, SpanDocument) else SpanDocument(document)
+    base = dict(span_document.metadata)
+    if span_document.source is not None:
+        base["source"] = span_document.source
+    return span_document, base
+
+
+def tree_documents(
+    documents: Iterable[Document | SpanDocument | str], chunker: HierarchicalChunker
+) -> list[Document]:
+    """Every level of every document as LangChain documents, in one pass per document.
+
+    Args:
+        documents: LangChain documents (``id`` and ``metadata`` kept), spanchunk
+            documents or strs.
+        chunker: A ``ParentChildChunker`` or ``HierarchicalChunker`` (its registry records
+            the parents, as ``chunk_tree`` does).
+
+    Returns:
+        For each document, its chunks level by level from the top, each level in reading
+        order; parents carry ``child_ids``, children ``parent_id``.
+    """
+    out: list[Document] = []
+    for document in documents:
+        span_document, base = _as_span_document(document)
+        tree = chunker.chunk_tree(span_document)
+        out.extend(_chunk_documents(tree, base))
+    return out
 
 
 class SpanchunkTextSplitter(TextSplitter):
@@ -255,7 +358,6 @@ class SpanchunkTextSplitter(TextSplitter):
         chunker = self._chunker
         level = self._level
         out: list[Document] = []
-        append = out.append
         for position, text in enumerate(texts):
             metadata: Mapping[str, Any] = {} if metadatas is None else metadatas[position]
             char_offset = byte_offset = 0
@@ -279,22 +381,17 @@ class SpanchunkTextSplitter(TextSplitter):
                 document = SpanDocument(text, id=ids[position])
                 stale = any(key in metadata for key in SPAN_KEYS)
                 base = _own_metadata(metadata) if stale else metadata
-            copier = _copier(base)
-            for chunk in chunker.chunk(document):
-                fields = copier(base)
-                fields["start_index"] = chunk.start_char + char_offset
-                fields["end_index"] = chunk.end_char + char_offset
-                fields["start_byte"] = chunk.start_byte + byte_offset
-                fields["end_byte"] = chunk.end_byte + byte_offset
-                fields["level"] = level
-                fields["index"] = chunk.index
-                fields["chunk_id"] = chunk_id = chunk.id
-                fields["document_id"] = chunk.document_id if source_id is None else source_id
-                fields["parent_id"] = parent_id
-                headings = chunk.metadata.get("headings")
-                if headings is not None:
-                    fields["headings"] = list(headings)
-                append(Document(page_content=chunk.text, metadata=fields, id=chunk_id))
+            out.extend(
+                _chunk_documents(
+                    chunker.chunk(document),
+                    base,
+                    level=level,
+                    char_offset=char_offset,
+                    byte_offset=byte_offset,
+                    document_id=source_id,
+                    parent_id=parent_id,
+                )
+            )
         return out
 
 
@@ -331,25 +428,13 @@ def index_documents(
     """
     children: list[Document] = []
     parents: list[tuple[str, Document]] = []
-    for document in documents:
-        if isinstance(document, Document):
-            span_document = SpanDocument(document.page_content, id=document.id)
-            base: Mapping[str, Any] = document.metadata
+    for converted in tree_documents(documents, chunker):
+        metadata = converted.metadata
+        if metadata["level"] == 0:
+            metadata[id_key] = metadata["parent_id"]
+            children.append(converted)
         else:
-            span_document = (
-                document if isinstance(document, SpanDocument) else SpanDocument(document)
-            )
-            base = dict(span_document.metadata)
-            if span_document.source is not None:
-                base["source"] = span_document.source
-        copier = _copier(base)
-        for chunk in chunker.chunk_tree(span_document):
-            converted = chunk_to_document(chunk, base, copy_metadata=copier)
-            if chunk.level == 0:
-                converted.metadata[id_key] = chunk.parent_id
-                children.append(converted)
-            else:
-                parents.append((chunk.id, converted))
+            parents.append((metadata["chunk_id"], converted))
     child_ids = [child.id for child in children]  # type: ignore[misc]
     if children:
         vectorstore.add_documents(children, ids=child_ids, **kwargs)
