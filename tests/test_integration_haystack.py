@@ -217,3 +217,16 @@ def test_merging_climbs_to_the_root_and_async_paths_agree() -> None:
 def test_no_content_is_refused() -> None:
     with pytest.raises(ValueError, match="has no content"):
         SpanchunkDocumentSplitter().run([Document(content=None, id="empty")])
+
+
+def test_documents_are_the_same_objects_the_constructor_builds() -> None:
+    docs = SpanchunkDocumentSplitter(block_sizes=[300, 60]).run(
+        [Document(content=REPEATED, meta={"tags": ["a"]})]
+    )["documents"]
+    for doc in docs[:4]:
+        built = Document(id=doc.id, content=doc.content, meta=doc.meta)
+        assert doc == built
+        assert doc.to_dict() == built.to_dict()
+        assert Document.from_dict(doc.to_dict()) == doc
+    docs[1].meta["tags"].append("b")  # metadata with lists is copied per chunk
+    assert docs[2].meta["tags"] == ["a"]
