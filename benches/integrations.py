@@ -33,6 +33,9 @@ Usage (from the repository root, with the frameworks installed: ``pip install ".
     python benches/integrations.py [--corpus DIR] [--repeat 3] [--budget 60] [--ray-mb 100]
         [--skip-ray] [--out benches/results]
 
+``--skip-ray`` keeps the Ray section of the previous ``integrations.json`` (Ray's figures are
+then from an earlier run, as the report says).
+
 Writes ``integrations.md`` and ``integrations.json`` under ``--out``.
 """
 
@@ -365,7 +368,12 @@ def main() -> None:
                 f"{row['ratio']:6.1f}x",
                 flush=True,
             )
-    ray = None if args.skip_ray else ray_scaling(corpus, args.ray_mb)
+    previous = out / "integrations.json"
+    if args.skip_ray and previous.is_file():  # keep the last Ray figures, measured apart
+        ray = json.loads(previous.read_text(encoding="utf-8")).get("ray")
+        ray = None if ray is None else {int(cpus): result for cpus, result in ray.items()}
+    else:
+        ray = None if args.skip_ray else ray_scaling(corpus, args.ray_mb)
     if ray is not None:
         print(json.dumps(ray), flush=True)
     write_report(out, rows, ray)

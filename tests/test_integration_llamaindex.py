@@ -247,3 +247,16 @@ def test_same_node_shape_as_the_frameworks_own_parser() -> None:
     ours_relations = {rel for node in ours for rel in node.relationships}
     theirs_relations = {rel for node in theirs for rel in node.relationships}
     assert theirs_relations <= ours_relations == set(NodeRelationship)
+
+
+def test_related_node_infos_are_what_the_nodes_themselves_give() -> None:
+    document = Document(text=REPEATED, id_="info", metadata={"author": "ada"})
+    nodes = SpanchunkNodeParser(chunk_sizes=[300, 120, 60]).get_nodes_from_documents([document])
+    by_id = {node.node_id: node for node in nodes}
+    for node in nodes:
+        for relation, related in node.relationships.items():
+            if relation == NodeRelationship.SOURCE:
+                assert related == document.as_related_node_info()
+                continue
+            for info in related if isinstance(related, list) else [related]:
+                assert info == by_id[info.node_id].as_related_node_info()
