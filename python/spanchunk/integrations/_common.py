@@ -1,0 +1,89 @@
+"""Pieces every integration shares: building a chunker from plain settings, the import error."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from typing import Literal
+
+from spanchunk import HierarchicalChunker, MarkdownChunker, ParentChildChunker, RecursiveChunker
+
+__all__ = ["PageNumbers", "hierarchical_chunker", "missing_extra", "recursive_chunker"]
+
+Unit = Literal["char", "byte", "token"]
+
+
+def missing_extra(framework: str, extra: str, error: ImportError) -> ImportError:
+    """The ImportError raised when a framework is absent, naming the extra that installs it."""
+    return ImportError(
+        f"spanchunk.integrations.{extra} needs {framework}, which is not installed "
+        f"({error}): pip install 'spanchunk[{extra}]'"
+    )
+
+
+def recursive_chunker(
+    chunk_size: int,
+    overlap: int,
+    unit: Unit,
+    encoding: str | None,
+    markdown: bool,
+) -> RecursiveChunker:
+    """A one-level chunker: Markdown-aware (heading paths) or plain recursive."""
+    kind = MarkdownChunker if markdown else RecursiveChunker
+    return kind(chunk_size, overlap=overlap or None, unit=unit, encoding=encoding)
+
+
+def hierarchical_chunker(
+    sizes: Sequence[int],
+    overlap: int,
+    unit: Unit,
+    encoding: str | None,
+    markdown: bool,
+) -> HierarchicalChunker:
+    """An N-level chunker, top size first; Markdown sections at the top level when asked.
+
+    Two sizes give a ``ParentChildChunker`` (the command line's chunker), so the ids agree
+    with everything else that cuts parents and children with the same settings.
+    """
+    sizes = list(sizes)
+    if len(sizes) == 2:
+        return ParentChildChunker(
+            parent_size=sizes[0],
+            child_size=sizes[1],
+            child_overlap=overlap or None,
+            parent_chunker="markdown" if markdown else None,
+            unit=unit,
+            encoding=encoding,
+        )
+    chunkers = ["markdown", *([None] * (len(sizes) - 1))] if markdown else None
+    return HierarchicalChunker(
+        sizes=sizes,
+        overlap=overlap,
+        unit=unit,
+        encoding=encoding,
+        chunkers=chunkers,  # type: ignore[arg-type]
+    )
+
+
+class PageNumbers:
+    """The page a char offset lies on, counting form feeds (``\\f``) as Haystack does.
+
+    Built once per document: a text with no form feed answers 1 without searching.
+    """
+
+    __slots__ = ("_breaks",)
+
+    def __init__(self, text: str) -> None:
+        breaks: list[int] = []
+        if "\f" in text:
+            position = text.find("\f")
+            while position >= 0:
+                breaks.append(position)
+                position = text.find("\f", position + 1)
+        self._breaks = breaks
+
+    def at(self, start_char: int) -> int:
+        """1 + the number of form feeds before ``start_char``."""
+        if not self._breaks:
+            return 1
+        return 1 + bisect.bisect_left(self._breaks, start_char)

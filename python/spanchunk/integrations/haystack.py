@@ -1,0 +1,293 @@
+"""Haystack: a hierarchical splitter component for ``AutoMergingRetriever``, with exact offsets.
+
+``SpanchunkDocumentSplitter`` is a drop-in for Haystack's ``HierarchicalDocumentSplitter``:
+its documents carry the same meta fields with the same conventions, so Haystack's
+``AutoMergingRetriever`` merges them, but
+
+- ids are spanchunk's chunk ids (a hash of the document id, the level, the byte span and the
+  settings): two identical paragraphs get different ids (Haystack hashes the content and
+  meta, so identical splits collide and a document store keeps one of them);
+- ``split_idx_start`` is the offset in the *original* document (Haystack's is relative to
+  the block the split was cut from), and ``split_idx_end`` and byte offsets come with it;
+- every level is cut in one pass, in the Rust core, with sizes in chars, bytes or tokens.
+
+Field mapping (``Document.meta``; ``Document.id`` is ``Chunk.id``, the root keeps its id):
+
+=====================  ==================================================================
+``__level``            Haystack's depth: 0 for the root (the original document), 1 for
+                       the top chunks, ... the leaves deepest (spanchunk counts the
+                       other way: ``__level`` = number of levels - ``Chunk.level``)
+``__block_size``       the size of the chunk's level (0 for the root)
+``__parent_id``        ``Chunk.parent_id``; the root's id for the top chunks; None for
+                       the root
+``__children_ids``     ``list(Chunk.child_ids)``; the top chunks' ids for the root
+``source_id``          the original document's id
+``split_id``           ``Chunk.index`` (position within its document and level)
+``split_idx_start``    ``Chunk.start_char``, in the original document
+``split_idx_end``      ``Chunk.end_char``
+``start_byte``         ``Chunk.start_byte`` (UTF-8)
+``end_byte``           ``Chunk.end_byte``
+``page_number``        the page the chunk starts on, counting form feeds, as Haystack does
+``headings``           the Markdown heading path (``markdown=True``)
+``_split_overlap``     leaves only, when ``split_overlap`` > 0: Haystack's format
+=====================  ==================================================================
+
+The original document's meta is copied into every chunk.
+
+Example:
+    >>> from haystack import Document
+    >>> splitter = SpanchunkDocumentSplitter(block_sizes=[200, 50])
+    >>> docs = splitter.run([Document(content="Twice the same. " * 30)])["documents"]
+    >>> [d.meta["__level"] for d in docs][:3], len({d.id for d in docs}) == len(docs)
+    ([0, 1, 1], True)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Iterable
+from dataclasses import fields, replace
+from typing import Any
+
+from spanchunk import Chunk, HierarchicalChunker
+from spanchunk import Document as SpanDocument
+from spanchunk.integrations._common import PageNumbers, Unit, hierarchical_chunker, missing_extra
+
+try:
+    from haystack import Document, component, default_from_dict, default_to_dict
+except ImportError as error:  # pragma: no cover - exercised only without the extra
+    raise missing_extra("haystack-ai", "haystack", error) from None
+
+__all__ = ["SpanchunkDocumentSplitter"]
+
+_SCALARS = (str, int, float, bool, type(None))
+
+# Performance notes
+# -----------------
+# Haystack's ``Document`` goes through a metaclass ``__call__`` (which drops legacy fields),
+# the dataclass ``__init__`` and ``__post_init__`` (type checks, the id): about 9 us, a third
+# of this component's cost per chunk, for values that are already right. ``_make_document``
+# fills the dataclass's ``__dict__`` directly (about 1 us); the shortcut is checked once at
+# import against a document built normally (fields, ``to_dict``, equality), and the normal
+# constructor is used whenever they differ.
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _constructed(id: str, content: str, meta: dict[str, Any]) -> Document:
+    return Document(id=id, content=content, meta=meta)
+
+
+def _filled(id: str, content: str, meta: dict[str, Any]) -> Document:
+    document = _new(Document)
+    _set(
+        document,
+        "__dict__",
+        {
+            "id": id,
+            "content": content,
+            "blob": None,
+            "meta": meta,
+            "score": None,
+            "embedding": None,
+            "sparse_embedding": None,
+        },
+    )
+    return document
+
+
+def _same_layout() -> bool:
+    try:
+        built = _constructed("id", "probe", {"key": 1})
+        filled = _filled("id", "probe", {"key": 1})
+        return (
+            list(built.__dict__.items()) == list(filled.__dict__.items())
+            and [field.name for field in fields(Document)] == list(filled.__dict__)
+            and built.to_dict() == filled.to_dict()
+            and built == filled
+        )
+    except Exception:  # any surprise: keep the constructor
+        return False
+
+
+_make_document = _filled if _same_layout() else _constructed
+
+
+@component
+class SpanchunkDocumentSplitter:
+    """Split documents into a tree of blocks for Haystack's ``AutoMergingRetriever``.
+
+    Args:
+        block_sizes: The size of every level (a set or a list; cut largest first).
+        split_overlap: Overlap between consecutive leaves, at most, at a separator boundary.
+        unit: ``"char"``, ``"byte"`` or ``"token"`` (with ``encoding``).
+        encoding: A tiktoken encoding for token units.
+        markdown: Cut the top level at Markdown sections; every chunk gets ``headings``.
+        include_root: Return the original document as the root (``__level`` 0), as
+            Haystack's ``HierarchicalDocumentSplitter`` does. Without it, the top chunks
+            have no ``__parent_id``.
+
+    Outputs:
+        documents: Every document of every tree: each root, then its levels from the top.
+        leaf_documents: The leaves only (what gets embedded).
+        parent_documents: Everything with children (roots included): the parent store's.
+    """
+
+    def __init__(
+        self,
+        block_sizes: Iterable[int] = (2000, 400),
+        split_overlap: int = 0,
+        *,
+        unit: Unit = "char",
+        encoding: str | None = None,
+        markdown: bool = False,
+        include_root: bool = True,
+    ) -> None:
+        sizes = sorted(set(block_sizes), reverse=True)
+        if not sizes:
+            raise ValueError("block_sizes must not be empty: give at least one block size")
+        self.block_sizes = sizes
+        self.split_overlap = split_overlap
+        self.unit = unit
+        self.encoding = encoding
+        self.markdown = markdown
+        self.include_root = include_root
+        self._chunker: HierarchicalChunker = hierarchical_chunker(
+            sizes, split_overlap, unit, encoding, markdown
+        )
+
+    @component.output_types(
+        documents=list[Document],
+        leaf_documents=list[Document],
+        parent_documents=list[Document],
+    )
+    def run(self, documents: list[Document]) -> dict[str, list[Document]]:
+        """Split each document into its tree of blocks.
+
+        Args:
+            documents: Documents with text content.
+
+        Returns:
+            ``documents``, ``leaf_documents`` and ``parent_documents`` (see the class).
+
+        Raises:
+            ValueError: A document has no text content.
+        """
+        out: list[Document] = []
+        for document in documents:
+            out.extend(self._tree(document))
+        return {
+            "documents": out,
+            "leaf_documents": [doc for doc in out if not doc.meta["__children_ids"]],
+            "parent_documents": [doc for doc in out if doc.meta["__children_ids"]],
+        }
+
+    @component.output_types(
+        documents=list[Document],
+        leaf_documents=list[Document],
+        parent_documents=list[Document],
+    )
+    async def run_async(self, documents: list[Document]) -> dict[str, list[Document]]:
+        """``run`` in a worker thread (the core releases the GIL while it cuts)."""
+        return await asyncio.to_thread(self.run, documents)
+
+    def _tree(self, document: Document) -> list[Document]:
+        text = document.content
+        if text is None:
+            raise ValueError(
+                f"SpanchunkDocumentSplitter splits text: document {document.id!r} has no "
+                "content (convert it to text first)"
+            )
+        chunks = self._chunker.chunk_tree(SpanDocument(text, id=document.id))
+        sizes = self.block_sizes
+        depth_of_leaves = len(sizes)
+        meta = document.meta
+        copier = (
+            dict if all(isinstance(value, _SCALARS) for value in meta.values()) else copy.deepcopy
+        )
+        pages = PageNumbers(text)
+        root_id = document.id
+        top_parent = root_id if self.include_root else None
+        top_ids: list[str] = []
+        out: list[Document] = []
+        make = _make_document
+        deep = copier is not dict
+        at_page = pages.at
+        for chunk in chunks:
+            depth = depth_of_leaves - chunk.level
+            chunk_id = chunk.id
+            parent_id = chunk.parent_id
+            start_char = chunk.start_char
+            meta_fields = {
+                **(copy.deepcopy(meta) if deep else meta),
+                "__level": depth,
+                "__block_size": sizes[depth - 1],
+                "__parent_id": parent_id if parent_id is not None else top_parent,
+                "__children_ids": list(chunk.child_ids),
+                "source_id": root_id,
+                "page_number": at_page(start_char),
+                "split_id": chunk.index,
+                "split_idx_start": start_char,
+                "split_idx_end": chunk.end_char,
+                "start_byte": chunk.start_byte,
+                "end_byte": chunk.end_byte,
+            }
+            chunk_metadata = chunk.metadata
+            if chunk_metadata:
+                headings = chunk_metadata.get("headings")
+                if headings is not None:
+                    meta_fields["headings"] = list(headings)
+            if parent_id is None:
+                top_ids.append(chunk_id)
+            out.append(make(chunk_id, chunk.text, meta_fields))
+        if self.split_overlap > 0:
+            _mark_overlaps(chunks, out)
+        if not self.include_root:
+            return out
+        root_meta = copy.deepcopy(meta)
+        root_meta.update(
+            {"__block_size": 0, "__parent_id": None, "__children_ids": top_ids, "__level": 0}
+        )
+        # The root is the caller's document with the tree fields, as Haystack builds it.
+        return [replace(document, meta=root_meta), *out]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The component's settings, for pipeline serialisation."""
+        return default_to_dict(
+            self,
+            block_sizes=self.block_sizes,
+            split_overlap=self.split_overlap,
+            unit=self.unit,
+            encoding=self.encoding,
+            markdown=self.markdown,
+            include_root=self.include_root,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SpanchunkDocumentSplitter:
+        """The component from ``to_dict``'s output."""
+        return default_from_dict(cls, data)
+
+
+def _mark_overlaps(chunks: list[Chunk], documents: list[Document]) -> None:
+    """Haystack's ``_split_overlap`` on overlapping consecutive leaves of one parent.
+
+    Each side gets ``{"doc_id": other id, "range": (start, end)}``, the range in the
+    *previous* leaf's coordinates on the later one and in its own on the earlier one, as
+    ``DocumentSplitter`` writes it.
+    """
+    previous: tuple[Chunk, Document] | None = None
+    for chunk, document in zip(chunks, documents, strict=True):
+        if chunk.level != 0:
+            continue
+        document.meta["_split_overlap"] = []
+        if previous is not None:
+            before, before_document = previous
+            if before.parent_id == chunk.parent_id and before.end_char > chunk.start_char:
+                shared = (chunk.start_char - before.start_char, before.end_char - before.start_char)
+                document.meta["_split_overlap"].append({"doc_id": before.id, "range": shared})
+                before_document.meta["_split_overlap"].append(
+                    {"doc_id": chunk.id, "range": (0, shared[1] - shared[0])}
+                )
+        previous = (chunk, document)

@@ -1,0 +1,232 @@
+"""Haystack: SpanchunkDocumentSplitter's tree fields, and AutoMergingRetriever in real pipelines.
+
+Real haystack-ai; BM25 over an InMemoryDocumentStore, so no model is needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from itertools import pairwise
+
+import pytest
+from conftest import corpus_root, read_document
+from haystack import Document, Pipeline
+from haystack.components.retrievers import AutoMergingRetriever
+from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+from haystack.components.writers import DocumentWriter
+from haystack.document_stores.in_memory import InMemoryDocumentStore
+from spanchunk.integrations.haystack import SpanchunkDocumentSplitter
+
+REPEATED = "\n\n".join(["Exactly the same paragraph, repeated many times over."] * 24)
+
+
+def corpus_text(folder: str, name: str) -> str:
+    path = corpus_root() / folder / name
+    if not path.is_file():
+        pytest.skip(f"corpus file {path} is absent: set SPANCHUNK_CORPUS (CI always has it)")
+    return read_document(path)
+
+
+def assert_exact(text: str, documents: list[Document]) -> None:
+    encoded = text.encode("utf-8")
+    for doc in documents:
+        if doc.meta["__level"] == 0:
+            assert doc.content == text
+            continue
+        meta = doc.meta
+        assert text[meta["split_idx_start"] : meta["split_idx_end"]] == doc.content
+        assert encoded[meta["start_byte"] : meta["end_byte"]] == doc.content.encode()  # type: ignore[union-attr]
+
+
+def test_tree_fields_follow_haystacks_conventions() -> None:
+    text = corpus_text("gutenberg", "pg1342.txt")[:200_000]
+    source = Document(content=text, meta={"file": "pg1342.txt"})
+    splitter = SpanchunkDocumentSplitter(block_sizes={2000, 500, 120})
+    result = splitter.run([source])
+    docs = result["documents"]
+    assert_exact(text, docs)
+    root = docs[0]
+    assert root.id == source.id
+    assert root.meta["__level"] == 0
+    assert root.meta["__block_size"] == 0
+    assert root.meta["__parent_id"] is None
+    by_id = {doc.id: doc for doc in docs}
+    assert len(by_id) == len(docs)
+    block_of_level = {0: 0, 1: 2000, 2: 500, 3: 120}
+    for doc in docs:
+        meta = doc.meta
+        assert meta["file"] == "pg1342.txt"
+        assert meta["__block_size"] == block_of_level[meta["__level"]]
+        for child_id in meta["__children_ids"]:
+            child = by_id[child_id]
+            assert child.meta["__parent_id"] == doc.id
+            assert child.meta["__level"] == meta["__level"] + 1
+        if doc is not root:
+            assert meta["source_id"] == root.id
+            parent = by_id[meta["__parent_id"]]
+            assert doc.id in parent.meta["__children_ids"]
+    leaves = result["leaf_documents"]
+    assert {doc.meta["__level"] for doc in leaves} == {3}
+    assert {doc.meta["__level"] for doc in result["parent_documents"]} == {0, 1, 2}
+    assert len(leaves) + len(result["parent_documents"]) == len(docs)
+    # Offsets are in the original document, not in the block each split was cut from.
+    assert max(doc.meta["split_idx_start"] for doc in leaves) > 100_000
+
+
+def test_identical_paragraphs_get_distinct_ids() -> None:
+    docs = SpanchunkDocumentSplitter(block_sizes=[300, 60]).run([Document(content=REPEATED)])[
+        "documents"
+    ]
+    assert len({doc.id for doc in docs}) == len(docs)
+    leaves = [doc for doc in docs if not doc.meta["__children_ids"]]
+    assert len(leaves) == 24
+    assert len({doc.content for doc in leaves}) == 1
+    assert_exact(REPEATED, docs)
+    # A document store keeps every one of them.
+    store = InMemoryDocumentStore()
+    assert store.write_documents(leaves) == 24
+
+
+def test_page_numbers_count_form_feeds() -> None:
+    text = "\f".join(f"Page {n} has a sentence. And another one here." for n in range(1, 9))
+    text = text.replace("\fPage 5", "\f\fPage 5")  # an empty page
+    docs = SpanchunkDocumentSplitter(block_sizes=[120, 30], include_root=False).run(
+        [Document(content=text)]
+    )["documents"]
+    assert_exact(text, docs)
+    for doc in docs:
+        assert doc.meta["page_number"] == 1 + text[: doc.meta["split_idx_start"]].count("\f")
+    assert max(doc.meta["page_number"] for doc in docs) == 9
+    assert all(doc.meta["__parent_id"] is None for doc in docs if doc.meta["__level"] == 1)
+
+
+def test_split_overlap_in_haystacks_format() -> None:
+    text = " ".join(f"word{n}" for n in range(60))
+    docs = SpanchunkDocumentSplitter(block_sizes=[200, 40], split_overlap=12).run(
+        [Document(content=text)]
+    )["documents"]
+    leaves = [doc for doc in docs if not doc.meta["__children_ids"]]
+    linked = 0
+    for before, after in pairwise(leaves):
+        if before.meta["__parent_id"] != after.meta["__parent_id"]:
+            continue
+        [forward] = [o for o in after.meta["_split_overlap"] if o["doc_id"] == before.id]
+        start, end = forward["range"]
+        assert after.content.startswith(before.content[start:end])  # type: ignore[union-attr]
+        [backward] = [o for o in before.meta["_split_overlap"] if o["doc_id"] == after.id]
+        assert backward["range"] == (0, end - start)
+        linked += 1
+    assert linked > 0
+
+
+def test_to_dict_from_dict_and_pipeline_serialisation() -> None:
+    splitter = SpanchunkDocumentSplitter(block_sizes={800, 200}, split_overlap=20, markdown=True)
+    data = splitter.to_dict()
+    assert data["type"] == "spanchunk.integrations.haystack.SpanchunkDocumentSplitter"
+    assert data["init_parameters"]["block_sizes"] == [800, 200]
+    again = SpanchunkDocumentSplitter.from_dict(data)
+    text = corpus_text("markdown-en", "ch01-01-installation.md")
+    first = splitter.run([Document(content=text, id="ch01")])["documents"]
+    second = again.run([Document(content=text, id="ch01")])["documents"]
+    assert [d.id for d in first] == [d.id for d in second]
+    assert all("headings" in d.meta for d in first[1:])
+    pipeline = Pipeline()
+    pipeline.add_component("splitter", splitter)
+    loaded = Pipeline.loads(pipeline.dumps(), allowed_modules=["spanchunk.integrations"])
+    component = loaded.get_component("splitter")
+    assert isinstance(component, SpanchunkDocumentSplitter)
+    assert component.to_dict() == data
+
+
+def fruit_text() -> str:
+    filler = "words that fill the paragraph to a good length for the test"
+    paragraphs = [
+        f"apple apple apple {filler} one.",
+        f"apple apple {filler} two.",
+        f"apple {filler} three.",
+        f"banana {filler} four.",
+        *[f"banana cherry {filler} more {n}." for n in range(8)],
+    ]
+    return "\n\n".join(paragraphs)
+
+
+def stores(text: str) -> tuple[InMemoryDocumentStore, InMemoryDocumentStore, list[Document]]:
+    leaf_store = InMemoryDocumentStore()
+    parent_store = InMemoryDocumentStore()
+    indexing = Pipeline()
+    indexing.add_component("splitter", SpanchunkDocumentSplitter(block_sizes=[330, 100]))
+    indexing.add_component("leaf_writer", DocumentWriter(leaf_store))
+    indexing.add_component("parent_writer", DocumentWriter(parent_store))
+    indexing.connect("splitter.leaf_documents", "leaf_writer.documents")
+    indexing.connect("splitter.parent_documents", "parent_writer.documents")
+    result = indexing.run(
+        {"splitter": {"documents": [Document(content=text, id="fruit")]}},
+        include_outputs_from={"splitter"},
+    )
+    return leaf_store, parent_store, result["splitter"]["documents"]
+
+
+def query_pipeline(
+    leaf_store: InMemoryDocumentStore, parent_store: InMemoryDocumentStore, top_k: int
+) -> Pipeline:
+    query = Pipeline()
+    query.add_component("bm25", InMemoryBM25Retriever(leaf_store, top_k=top_k))
+    query.add_component("merge", AutoMergingRetriever(parent_store, threshold=0.5))
+    query.connect("bm25.documents", "merge.documents")
+    return query
+
+
+@pytest.mark.parametrize(("top_k", "merged"), [(3, True), (2, False)])
+def test_auto_merging_retriever_in_a_pipeline(top_k: int, merged: bool) -> None:
+    text = fruit_text()
+    leaf_store, parent_store, docs = stores(text)
+    first_parent = next(doc for doc in docs if doc.meta["__level"] == 1)
+    assert len(first_parent.meta["__children_ids"]) == 4
+    result = query_pipeline(leaf_store, parent_store, top_k).run({"bm25": {"query": "apple"}})
+    found = result["merge"]["documents"]
+    if merged:  # 3 of the parent's 4 children matched: more than the threshold, so merged
+        assert [doc.id for doc in found] == [first_parent.id]
+        assert found[0].content == text[: first_parent.meta["split_idx_end"]]
+    else:  # 2 of 4 is not more than 0.5: the leaves are returned
+        assert first_parent.id not in {doc.id for doc in found}
+        assert sorted(doc.content.count("apple") for doc in found) == [2, 3]  # type: ignore[union-attr]
+
+
+def test_merging_climbs_to_the_root_and_async_paths_agree() -> None:
+    text = fruit_text()
+    leaf_store, parent_store, docs = stores(text)
+    leaves = [doc for doc in docs if not doc.meta["__children_ids"]]
+    retriever = AutoMergingRetriever(parent_store, threshold=0.5)
+    merged = retriever.run(leaves)["documents"]
+    assert [doc.id for doc in merged] == ["fruit"]  # every family complete: up to the root
+
+    splitter = SpanchunkDocumentSplitter(block_sizes=[330, 100])
+    sync = splitter.run([Document(content=text, id="fruit")])
+    async_result = asyncio.run(splitter.run_async([Document(content=text, id="fruit")]))
+    assert [d.id for d in async_result["documents"]] == [d.id for d in sync["documents"]]
+
+    pipeline = Pipeline()  # Haystack 3 runs any pipeline with run_async
+    pipeline.add_component("bm25", InMemoryBM25Retriever(leaf_store, top_k=3))
+    pipeline.add_component("merge", AutoMergingRetriever(parent_store, threshold=0.5))
+    pipeline.connect("bm25.documents", "merge.documents")
+    result = asyncio.run(pipeline.run_async({"bm25": {"query": "apple"}}))
+    first_parent = next(doc for doc in docs if doc.meta["__level"] == 1)
+    assert [doc.id for doc in result["merge"]["documents"]] == [first_parent.id]
+
+
+def test_no_content_is_refused() -> None:
+    with pytest.raises(ValueError, match="has no content"):
+        SpanchunkDocumentSplitter().run([Document(content=None, id="empty")])
+
+
+def test_documents_are_the_same_objects_the_constructor_builds() -> None:
+    docs = SpanchunkDocumentSplitter(block_sizes=[300, 60]).run(
+        [Document(content=REPEATED, meta={"tags": ["a"]})]
+    )["documents"]
+    for doc in docs[:4]:
+        built = Document(id=doc.id, content=doc.content, meta=doc.meta)
+        assert doc == built
+        assert doc.to_dict() == built.to_dict()
+        assert Document.from_dict(doc.to_dict()) == doc
+    docs[1].meta["tags"].append("b")  # metadata with lists is copied per chunk
+    assert docs[2].meta["tags"] == ["a"]

@@ -1,0 +1,42 @@
+"""Without its framework, each integration module fails on import naming the extra to install."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("module", "framework", "extra"),
+    [
+        ("langchain", "langchain_core", "langchain"),
+        ("llamaindex", "llama_index", "llamaindex"),
+        ("haystack", "haystack", "haystack"),
+        ("ray", "pyarrow", "ray"),
+    ],
+)
+def test_missing_framework_names_the_extra(module: str, framework: str, extra: str) -> None:
+    # A None entry in sys.modules makes "import framework" fail as if it were not installed.
+    code = (
+        f"import sys; sys.modules[{framework!r}] = None\nimport spanchunk.integrations.{module}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert done.returncode != 0
+    assert f"pip install 'spanchunk[{extra}]'" in done.stderr
+    assert "ImportError" in done.stderr
+
+
+def test_the_package_imports_no_framework() -> None:
+    code = (
+        "import sys, spanchunk.integrations\n"
+        "print(sorted(m for m in ('langchain_core', 'llama_index', 'haystack', 'ray', 'pyarrow')"
+        " if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.strip() == "[]"

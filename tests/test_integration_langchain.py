@@ -1,0 +1,239 @@
+"""LangChain: the splitter, ParentDocumentRetriever end to end, the one-pass indexer, ChunkStore.
+
+Real packages (langchain-core, langchain-text-splitters, langchain-classic), a deterministic
+fake embedding, in-memory stores.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+from conftest import corpus_root, read_document
+from langchain_classic.retrievers import ParentDocumentRetriever
+from langchain_classic.storage import InMemoryStore
+from langchain_core.documents import Document
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.vectorstores import InMemoryVectorStore
+from spanchunk import HierarchicalChunker, ParentChildChunker, ParentRegistry
+from spanchunk.integrations.langchain import (
+    ChunkStore,
+    SpanchunkTextSplitter,
+    chunk_to_document,
+    index_documents,
+    tree_documents,
+)
+
+REPEATED = "\n\n".join(
+    ["The same paragraph, word for word, again and again."] * 12
+    + ["A different ending paragraph. " * 6]
+    + ["The same paragraph, word for word, again and again."] * 5
+)
+
+
+def frankenstein() -> str:
+    path = corpus_root() / "gutenberg" / "pg84.txt"
+    if not path.is_file():
+        pytest.skip(f"corpus file {path} is absent: set SPANCHUNK_CORPUS (CI always has it)")
+    return read_document(path)[:120_000]
+
+
+def assert_exact(source: str, docs: list[Document]) -> None:
+    encoded = source.encode("utf-8")
+    for doc in docs:
+        meta = doc.metadata
+        assert source[meta["start_index"] : meta["end_index"]] == doc.page_content
+        assert encoded[meta["start_byte"] : meta["end_byte"]] == doc.page_content.encode()
+
+
+def test_start_index_is_exact_for_repeated_paragraphs() -> None:
+    docs = SpanchunkTextSplitter(chunk_size=60).create_documents([REPEATED], [{"book": "x"}])
+    assert len(docs) == 20
+    assert_exact(REPEATED, docs)
+    starts = [doc.metadata["start_index"] for doc in docs]
+    assert starts == sorted(set(starts))
+    assert len({doc.id for doc in docs}) == len(docs)
+    assert all(doc.metadata["book"] == "x" and doc.metadata["level"] == 0 for doc in docs)
+
+
+def test_ids_are_deterministic_and_follow_the_document_id() -> None:
+    splitter = SpanchunkTextSplitter(chunk_size=60)
+    first = splitter.split_documents([Document(REPEATED, id="doc-1")])
+    again = SpanchunkTextSplitter(chunk_size=60).split_documents([Document(REPEATED, id="doc-1")])
+    other = splitter.split_documents([Document(REPEATED, id="doc-2")])
+    assert [d.id for d in first] == [d.id for d in again]
+    assert {d.id for d in first}.isdisjoint(d.id for d in other)
+    assert {d.metadata["document_id"] for d in first} == {"doc-1"}
+
+
+def test_split_text_and_transform_documents() -> None:
+    splitter = SpanchunkTextSplitter(chunk_size=60)
+    texts = splitter.split_text(REPEATED)
+    docs = list(splitter.transform_documents([Document(REPEATED)]))
+    assert texts == [doc.page_content for doc in docs]
+
+
+def test_metadata_is_copied_not_shared() -> None:
+    docs = SpanchunkTextSplitter(chunk_size=60).create_documents([REPEATED], [{"tags": ["a"]}])
+    docs[0].metadata["tags"].append("b")
+    assert docs[1].metadata["tags"] == ["a"]
+
+
+def test_markdown_heading_paths() -> None:
+    text = "# Guide\n\nIntro.\n\n## Install\n\nRun it.\n\n## Use\n\nCall it."
+    docs = SpanchunkTextSplitter(chunk_size=30, markdown=True).create_documents([text])
+    assert [doc.metadata["headings"] for doc in docs] == [
+        ["Guide"],
+        ["Guide", "Install"],
+        ["Guide", "Use"],
+    ]
+    assert_exact(text, docs)
+
+
+def test_child_of_a_parent_gets_source_offsets() -> None:
+    parents = SpanchunkTextSplitter(chunk_size=300, level=1).create_documents([REPEATED])
+    children = SpanchunkTextSplitter(chunk_size=60).split_documents(parents)
+    assert_exact(REPEATED, children)
+    by_id = {parent.id: parent for parent in parents}
+    for child in children:
+        parent = by_id[child.metadata["parent_id"]]
+        assert parent.metadata["start_index"] <= child.metadata["start_index"]
+        assert child.metadata["end_index"] <= parent.metadata["end_index"]
+        assert child.metadata["document_id"] == parent.metadata["document_id"]
+    assert len({child.id for child in children}) == len(children)
+
+
+def retriever(docstore: object) -> ParentDocumentRetriever:
+    return ParentDocumentRetriever(
+        vectorstore=InMemoryVectorStore(DeterministicFakeEmbedding(size=32)),
+        docstore=docstore,  # type: ignore[arg-type]
+        child_splitter=SpanchunkTextSplitter(chunk_size=400),
+        parent_splitter=SpanchunkTextSplitter(chunk_size=2000, level=1),
+    )
+
+
+@pytest.mark.parametrize("store", ["memory", "chunkstore"])
+def test_parent_document_retriever_returns_the_right_parents(store: str) -> None:
+    text = frankenstein()
+    docstore = InMemoryStore() if store == "memory" else ChunkStore(ParentRegistry())
+    pdr = retriever(docstore)
+    pdr.add_documents([Document(text, metadata={"source": "pg84.txt"})])
+
+    children = list(pdr.vectorstore.store.values())  # type: ignore[attr-defined]
+    child_docs = [
+        Document(item["text"], metadata=item["metadata"], id=item["id"]) for item in children
+    ]
+    assert_exact(text, child_docs)
+    # The same cut as one ParentChildChunker tree: parents, then children inside each.
+    tree = ParentChildChunker(parent_size=2000, child_size=400).chunk_tree(text)
+    expected = sorted((c.start_char, c.end_char) for c in tree if c.level == 0)
+    got = sorted((d.metadata["start_index"], d.metadata["end_index"]) for d in child_docs)
+    assert got == expected
+
+    for child in child_docs[5::97]:
+        # The fake embedding is a hash of the text: the child's own text is its best match.
+        hits = pdr.invoke(child.page_content)
+        parent = hits[0]
+        assert parent.metadata["level"] == 1
+        assert parent.metadata["source"] == "pg84.txt"
+        assert parent.metadata["start_index"] <= child.metadata["start_index"]
+        assert child.metadata["end_index"] <= parent.metadata["end_index"]
+        assert text[parent.metadata["start_index"] : parent.metadata["end_index"]] == (
+            parent.page_content
+        )
+
+
+def test_index_documents_fills_both_stores_and_upserts() -> None:
+    text = frankenstein()
+    chunker = ParentChildChunker(parent_size=2000, child_size=400)
+    vectorstore = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
+    registry = ParentRegistry()
+    docstore = ChunkStore(registry)
+    source = Document(text, id="pg84", metadata={"source": "pg84.txt"})
+    child_ids, parent_ids = index_documents(
+        [source], chunker, vectorstore=vectorstore, docstore=docstore
+    )
+    assert len(vectorstore.store) == len(child_ids)  # type: ignore[attr-defined]
+    assert len(registry) == len(parent_ids)
+    # Ingesting the same document again replaces, never duplicates.
+    again = index_documents([source], chunker, vectorstore=vectorstore, docstore=docstore)
+    assert again == (child_ids, parent_ids)
+    assert len(vectorstore.store) == len(child_ids)  # type: ignore[attr-defined]
+    assert len(registry) == len(parent_ids)
+
+    pdr = ParentDocumentRetriever(
+        vectorstore=vectorstore,
+        docstore=docstore,
+        child_splitter=SpanchunkTextSplitter(chunk_size=400),
+    )
+    child = vectorstore.get_by_ids([child_ids[40]])[0]
+    hits = pdr.invoke(child.page_content)
+    assert hits[0].id == child.metadata["doc_id"]
+    assert child.id in hits[0].metadata["child_ids"]
+    assert_exact(text, hits)
+
+
+def test_index_documents_three_levels() -> None:
+    text = frankenstein()[:30_000]
+    chunker = HierarchicalChunker(sizes=[3000, 800, 200])
+    vectorstore = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+    docstore = InMemoryStore()
+    child_ids, parent_ids = index_documents(
+        [text], chunker, vectorstore=vectorstore, docstore=docstore, id_key="parent"
+    )
+    parents = docstore.mget(parent_ids)
+    assert {doc.metadata["level"] for doc in parents if doc} == {1, 2}
+    children = vectorstore.get_by_ids(child_ids)
+    assert all(doc.metadata["parent"] == doc.metadata["parent_id"] for doc in children)
+    assert_exact(text, children + [doc for doc in parents if doc])
+
+
+def test_chunk_store_mget_is_aligned_and_none_for_missing() -> None:
+    chunker = ParentChildChunker(parent_size=200, child_size=50)
+    children = chunker.chunk(REPEATED)
+    store = ChunkStore(chunker.parents)
+    parent_ids = list(dict.fromkeys(child.parent_id for child in children))
+    keys = [parent_ids[1], "missing", parent_ids[0]]
+    docs = store.mget(keys)
+    assert docs[1] is None
+    assert [doc.id for doc in (docs[0], docs[2])] == [parent_ids[1], parent_ids[0]]  # type: ignore[union-attr]
+    assert_exact(REPEATED, [doc for doc in docs if doc is not None])
+    assert sorted(store.yield_keys()) == sorted(parent_ids)
+    assert list(store.yield_keys(prefix=parent_ids[0][:16])) == [parent_ids[0]]
+
+
+def test_chunk_store_round_trip_and_delete() -> None:
+    chunker = ParentChildChunker(parent_size=200, child_size=50)
+    chunker.chunk(REPEATED)
+    parent = next(iter(chunker.parents))
+    store = ChunkStore(ParentRegistry())
+    document = chunk_to_document(parent)
+    store.mset([(parent.id, document)])
+    [back] = store.mget([parent.id])
+    assert back is not None
+    assert back.metadata == document.metadata
+    assert back.page_content == parent.text
+    with pytest.raises(NotImplementedError, match="delete_document"):
+        store.mdelete([parent.id])
+    assert store.delete_document(parent.document_id) == 1
+    assert store.mget([parent.id]) == [None]
+
+
+def test_documents_are_the_same_objects_the_constructor_builds() -> None:
+    docs = tree_documents(
+        [Document(REPEATED, id="t", metadata={"k": [1]})], ParentChildChunker(300, 60)
+    )
+    for doc in docs[:3]:
+        built = Document(page_content=doc.page_content, metadata=doc.metadata, id=doc.id)
+        assert doc == built
+        assert doc.model_dump() == built.model_dump()
+        assert doc.model_fields_set == built.model_fields_set
+        assert pickle.loads(pickle.dumps(doc)) == built
+        assert copy.deepcopy(doc) == built
+        assert Document.model_validate(doc.model_dump()) == doc
+    # The levels come top first, parents with child_ids, children with parent_id.
+    assert [doc.metadata["level"] for doc in docs] == sorted(
+        (doc.metadata["level"] for doc in docs), reverse=True
+    )
+    assert_exact(REPEATED, docs)

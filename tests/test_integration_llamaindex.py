@@ -1,0 +1,262 @@
+"""LlamaIndex: SpanchunkNodeParser's nodes, relationships and AutoMergingRetriever end to end.
+
+Real llama-index-core; embeddings are MockEmbedding and a deterministic keyword counter, so no
+model is downloaded and every score is known.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from itertools import pairwise
+from typing import Any
+
+import pytest
+from conftest import corpus_root, read_document
+from llama_index.core import Document, StorageContext, VectorStoreIndex
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.embeddings import MockEmbedding
+from llama_index.core.node_parser import (
+    HierarchicalNodeParser,
+    get_deeper_nodes,
+    get_leaf_nodes,
+    get_root_nodes,
+)
+from llama_index.core.retrievers import AutoMergingRetriever
+from llama_index.core.schema import BaseNode, MetadataMode, NodeRelationship, TextNode
+from spanchunk import Document as SpanDocument
+from spanchunk import HierarchicalChunker, ParentChildChunker
+from spanchunk.integrations.llamaindex import SpanchunkNodeParser
+
+REPEATED = "\n\n".join(["Exactly the same paragraph, repeated many times over."] * 30)
+
+
+def corpus_document(folder: str, name: str) -> Document:
+    path = corpus_root() / folder / name
+    if not path.is_file():
+        pytest.skip(f"corpus file {path} is absent: set SPANCHUNK_CORPUS (CI always has it)")
+    return Document(text=read_document(path), id_=name, metadata={"file_name": name})
+
+
+def assert_exact(text: str, nodes: list[BaseNode]) -> None:
+    encoded = text.encode("utf-8")
+    for node in nodes:
+        assert isinstance(node, TextNode)
+        assert text[node.start_char_idx : node.end_char_idx] == node.text
+        start, end = node.metadata["start_byte"], node.metadata["end_byte"]
+        assert encoded[start:end] == node.text.encode("utf-8")
+
+
+def test_offsets_are_exact_in_the_document_on_the_corpus() -> None:
+    document = corpus_document("markdown-zh", "ch04-01-what-is-ownership.md")
+    nodes = SpanchunkNodeParser(chunk_sizes=[2048, 512, 128]).get_nodes_from_documents([document])
+    assert_exact(document.text, nodes)
+    levels = [node.metadata["level"] for node in nodes]
+    assert levels == sorted(levels, reverse=True)  # top level first, as LlamaIndex orders
+    assert set(levels) == {0, 1, 2}
+    # The framework's own parser puts lower levels at parent-relative offsets; these are not.
+    deep = [node for node in nodes if node.metadata["level"] == 0]
+    assert max(node.start_char_idx for node in deep) > 2048  # type: ignore[attr-defined]
+
+
+def test_repeated_paragraphs_get_distinct_ids_and_their_own_offsets() -> None:
+    document = Document(text=REPEATED, id_="repeated")
+    nodes = SpanchunkNodeParser(chunk_sizes=[300, 60]).get_nodes_from_documents([document])
+    assert_exact(REPEATED, nodes)
+    assert len({node.node_id for node in nodes}) == len(nodes)
+    leaves = get_leaf_nodes(nodes)
+    assert len(leaves) == 30
+    starts = [leaf.start_char_idx for leaf in leaves]  # type: ignore[attr-defined]
+    assert starts == sorted(set(starts))
+
+
+def test_ids_are_deterministic() -> None:
+    first = SpanchunkNodeParser(chunk_sizes=[300, 60]).get_nodes_from_documents(
+        [Document(text=REPEATED, id_="d")]
+    )
+    again = SpanchunkNodeParser(chunk_sizes=[300, 60]).get_nodes_from_documents(
+        [Document(text=REPEATED, id_="d")]
+    )
+    other = SpanchunkNodeParser(chunk_sizes=[300, 60]).get_nodes_from_documents(
+        [Document(text=REPEATED, id_="e")]
+    )
+    assert [n.node_id for n in first] == [n.node_id for n in again]
+    assert {n.node_id for n in first}.isdisjoint(n.node_id for n in other)
+    # The same ids as the spanchunk tree of a document with that id (two levels: the
+    # ParentChildChunker of the same sizes; more: the HierarchicalChunker).
+    tree = ParentChildChunker(300, 60).chunk_tree(SpanDocument(REPEATED, id="d"))
+    assert [n.node_id for n in first] == [chunk.id for chunk in tree]
+    three = SpanchunkNodeParser(chunk_sizes=[300, 120, 60]).get_nodes_from_documents(
+        [Document(text=REPEATED, id_="d")]
+    )
+    tree = HierarchicalChunker(sizes=[300, 120, 60]).chunk_tree(SpanDocument(REPEATED, id="d"))
+    assert [n.node_id for n in three] == [chunk.id for chunk in tree]
+
+
+def test_relationships_and_the_frameworks_tree_helpers() -> None:
+    document = corpus_document("gutenberg", "pg1513.txt")
+    parser = SpanchunkNodeParser(chunk_sizes=[2000, 500, 120])
+    nodes = parser.get_nodes_from_documents([document])
+    by_id = {node.node_id: node for node in nodes}
+    roots = get_root_nodes(nodes)
+    leaves = get_leaf_nodes(nodes)
+    assert {n.metadata["level"] for n in roots} == {2}
+    assert {n.metadata["level"] for n in leaves} == {0}
+    middle = get_deeper_nodes(nodes, depth=1)
+    assert {n.metadata["level"] for n in middle} == {1}
+    assert len(get_deeper_nodes(nodes, depth=2)) == len(leaves)
+    for node in nodes:
+        assert node.source_node is not None
+        assert node.source_node.node_id == document.doc_id
+        assert node.ref_doc_id == document.doc_id
+        if node.parent_node is not None:
+            parent = by_id[node.parent_node.node_id]
+            assert node.node_id in [child.node_id for child in parent.child_nodes or []]
+            assert parent.start_char_idx <= node.start_char_idx  # type: ignore[attr-defined]
+            assert node.end_char_idx <= parent.end_char_idx  # type: ignore[attr-defined]
+        for child in node.child_nodes or []:
+            assert by_id[child.node_id].parent_node.node_id == node.node_id  # type: ignore[union-attr]
+    # PREVIOUS / NEXT link each level in reading order, across parent boundaries.
+    for level_nodes in (roots, middle, leaves):
+        for before, after in pairwise(level_nodes):
+            assert before.next_node.node_id == after.node_id  # type: ignore[union-attr]
+            assert after.prev_node.node_id == before.node_id  # type: ignore[union-attr]
+            assert before.start_char_idx < after.start_char_idx  # type: ignore[attr-defined]
+        assert level_nodes[0].prev_node is None
+        assert level_nodes[-1].next_node is None
+
+
+def test_metadata_is_inherited_and_span_keys_stay_out_of_the_embedding_text() -> None:
+    document = Document(text=REPEATED, id_="m", metadata={"author": "ada"})
+    nodes = SpanchunkNodeParser(chunk_sizes=[300, 60]).get_nodes_from_documents([document])
+    node = nodes[-1]
+    assert node.metadata["author"] == "ada"
+    embed_text = node.get_content(metadata_mode=MetadataMode.EMBED)
+    assert "author: ada" in embed_text
+    assert "start_byte" not in embed_text
+    assert "level" not in node.get_content(metadata_mode=MetadataMode.LLM)
+    bare = SpanchunkNodeParser(chunk_sizes=[300, 60], include_metadata=False)
+    assert "author" not in bare.get_nodes_from_documents([document])[0].metadata
+
+
+def test_markdown_headings_and_async() -> None:
+    text = "# Guide\n\nIntro.\n\n## Install\n\nRun it.\n\n## Use\n\nCall it."
+    parser = SpanchunkNodeParser(chunk_sizes=[30, 12], markdown=True)
+    nodes = asyncio.run(parser.aget_nodes_from_documents([Document(text=text, id_="g")]))
+    assert [n.metadata["headings"] for n in get_root_nodes(nodes)] == [
+        ["Guide"],
+        ["Guide", "Install"],
+        ["Guide", "Use"],
+    ]
+    assert nodes == parser([Document(text=text, id_="g")])  # TransformComponent call
+
+
+def test_text_nodes_as_input_keep_offsets_in_their_source() -> None:
+    document = Document(text=REPEATED, id_="src")
+    pieces = SpanchunkNodeParser(chunk_sizes=[400]).get_nodes_from_documents([document])
+    nodes = SpanchunkNodeParser(chunk_sizes=[100, 30]).get_nodes_from_documents(pieces)
+    assert_exact(REPEATED, nodes)
+    assert {node.source_node.node_id for node in nodes} == {"src"}  # type: ignore[union-attr]
+
+
+class KeywordEmbedding(BaseEmbedding):
+    """Counts of three fruit words (plus a bias for texts): known, deterministic scores."""
+
+    def _vector(self, text: str, bias: float) -> list[float]:
+        words = text.lower().split()
+        return [*(float(words.count(word)) for word in ("apple", "banana", "cherry")), bias]
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._vector(query, 0.0)
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._vector(query, 0.0)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._vector(text, 1.0)
+
+
+def fruit_text() -> str:
+    filler = "words that fill the paragraph to a good length for the test"
+    paragraphs = [
+        f"apple apple apple {filler} one.",
+        f"apple apple {filler} two.",
+        f"apple {filler} three.",
+        f"banana {filler} four.",
+        *[f"banana cherry {filler} more {n}." for n in range(8)],
+    ]
+    return "\n\n".join(paragraphs)
+
+
+def auto_merging(nodes: list[BaseNode], embed_model: Any, top_k: int) -> AutoMergingRetriever:
+    storage_context = StorageContext.from_defaults()
+    storage_context.docstore.add_documents(nodes)
+    index = VectorStoreIndex(
+        get_leaf_nodes(nodes), storage_context=storage_context, embed_model=embed_model
+    )
+    return AutoMergingRetriever(
+        index.as_retriever(similarity_top_k=top_k), storage_context, simple_ratio_thresh=0.5
+    )
+
+
+@pytest.mark.parametrize(("top_k", "merged"), [(3, True), (2, False)])
+def test_auto_merging_retriever_merges_when_more_than_half_the_children_are_hits(
+    top_k: int, merged: bool
+) -> None:
+    text = fruit_text()
+    document = Document(text=text, id_="fruit")
+    nodes = SpanchunkNodeParser(chunk_sizes=[330, 100]).get_nodes_from_documents([document])
+    first_parent = get_root_nodes(nodes)[0]
+    assert len(first_parent.child_nodes or []) == 4  # three apple paragraphs and one banana
+    results = auto_merging(nodes, KeywordEmbedding(), top_k).retrieve("apple")
+    ids = [result.node.node_id for result in results]
+    if merged:  # 3 of 4 children > 0.5: the framework swaps them for their parent
+        assert ids == [first_parent.node_id]
+        assert results[0].node.get_content() == text[: first_parent.end_char_idx]  # type: ignore[attr-defined]
+    else:  # 2 of 4 is not more than half: the two leaves stay
+        assert first_parent.node_id not in ids
+        assert [result.node.metadata["level"] for result in results] == [0, 0]
+        assert [r.node.text.count("apple") for r in results] == [3, 2]
+
+
+def test_auto_merging_with_mock_embedding_merges_up_every_level() -> None:
+    # MockEmbedding scores every leaf the same; retrieving all leaves makes every family
+    # complete (ratio 1 > 0.5), so the framework merges level by level up to the roots.
+    document = corpus_document("markdown-en", "ch03-02-data-types.md")
+    nodes = SpanchunkNodeParser(chunk_sizes=[4000, 1200, 300]).get_nodes_from_documents([document])
+    leaves = get_leaf_nodes(nodes)
+    retriever = auto_merging(nodes, MockEmbedding(embed_dim=8), top_k=len(leaves))
+    results = retriever.retrieve("any question")
+    roots = get_root_nodes(nodes)
+    assert sorted(r.node.node_id for r in results) == sorted(n.node_id for n in roots)
+    assert_exact(document.text, [result.node for result in results])
+    # One leaf alone is not more than half of a family of two or more: nothing merges.
+    single = auto_merging(nodes, MockEmbedding(embed_dim=8), top_k=1).retrieve("any question")
+    [hit] = single
+    by_id = {node.node_id: node for node in nodes}
+    family = by_id[hit.node.parent_node.node_id].child_nodes  # type: ignore[union-attr]
+    assert hit.node.metadata["level"] == (0 if len(family or []) > 1 else 1)
+
+
+def test_same_node_shape_as_the_frameworks_own_parser() -> None:
+    document = Document(text=REPEATED, id_="shape")
+    ours = SpanchunkNodeParser(chunk_sizes=[300, 60]).get_nodes_from_documents([document])
+    theirs = HierarchicalNodeParser.from_defaults(chunk_sizes=[300, 60]).get_nodes_from_documents(
+        [document]
+    )
+    assert {type(node) for node in ours} == {type(node) for node in theirs} == {TextNode}
+    ours_relations = {rel for node in ours for rel in node.relationships}
+    theirs_relations = {rel for node in theirs for rel in node.relationships}
+    assert theirs_relations <= ours_relations == set(NodeRelationship)
+
+
+def test_related_node_infos_are_what_the_nodes_themselves_give() -> None:
+    document = Document(text=REPEATED, id_="info", metadata={"author": "ada"})
+    nodes = SpanchunkNodeParser(chunk_sizes=[300, 120, 60]).get_nodes_from_documents([document])
+    by_id = {node.node_id: node for node in nodes}
+    for node in nodes:
+        for relation, related in node.relationships.items():
+            if relation == NodeRelationship.SOURCE:
+                assert related == document.as_related_node_info()
+                continue
+            for info in related if isinstance(related, list) else [related]:
+                assert info == by_id[info.node_id].as_related_node_info()

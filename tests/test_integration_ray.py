@@ -1,0 +1,133 @@
+"""Ray Data: the corpus chunked by ChunkBatches on a local 2-CPU Ray equals a local run.
+
+One Ray instance for the module (started once, shut down at the end); small batches so the
+run stays short on a shared machine. The batch function itself is tested without Ray too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from conftest import corpus_root, read_document
+from spanchunk import Document, ParentChildChunker
+from spanchunk.integrations.ray import ChunkBatches, chunk_schema, spark_schema
+
+# Ray Data's DataContext sets its deprecated fields from its own __init__ (a dataclass), which
+# warns on every first use; the warning is about Ray's internals, not about this code.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
+
+SETTINGS = {"parent_size": 2000, "child_size": 400}
+
+
+def corpus_table() -> pa.Table:
+    root = corpus_root()
+    if not root.is_dir():
+        pytest.skip(f"corpus folder {root} is absent: set SPANCHUNK_CORPUS (CI always has it)")
+    paths = sorted(p for p in root.glob("*/*") if p.is_file() and p.suffix in {".md", ".txt"})
+    return pa.table(
+        {
+            "id": [str(p.relative_to(root)) for p in paths],
+            "text": [read_document(p) for p in paths],
+            "source": [p.name for p in paths],
+            "folder": [p.parent.name for p in paths],
+        }
+    )
+
+
+def sort_rows(table: pa.Table) -> pa.Table:
+    return table.sort_by(
+        [("document_id", "ascending"), ("level", "descending"), ("index", "ascending")]
+    )
+
+
+@pytest.fixture(scope="module")
+def ray_local() -> Iterator[object]:
+    ray = pytest.importorskip("ray", reason="the ray extra is part of the test extra")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        object_store_memory=300 * 1024 * 1024,
+    )
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def test_batch_function_matches_the_chunker() -> None:
+    table = corpus_table().slice(0, 12)
+    chunks = ChunkBatches(**SETTINGS)(table)
+    assert chunks.schema == chunk_schema()
+    chunker = ParentChildChunker(**SETTINGS)
+    expected = [
+        chunk
+        for row in table.to_pylist()
+        for chunk in chunker.chunk_tree(Document(row["text"], id=row["id"]))
+    ]
+    assert chunks.column("id").to_pylist() == [chunk.id for chunk in expected]
+    assert chunks.column("text").to_pylist() == [chunk.text for chunk in expected]
+    assert chunks.column("child_ids").to_pylist() == [list(c.child_ids) for c in expected]
+    texts = dict(zip(table.column("id").to_pylist(), table.column("text").to_pylist(), strict=True))
+    for row in chunks.to_pylist()[::37]:
+        text = texts[row["document_id"]]
+        assert text[row["start_char"] : row["end_char"]] == row["text"]
+        assert text.encode()[row["start_byte"] : row["end_byte"]] == row["text"].encode()
+        assert json.loads(row["metadata"]) == {"folder": row["document_id"].split("/")[0]}
+        assert row["source"] == row["document_id"].split("/")[-1]
+
+
+def test_levels_column_names_and_headings() -> None:
+    table = pa.table(
+        {
+            "body": ["# Title\n\nSome text here.\n\n## Part\n\nMore text. " * 20, "Plain. " * 300],
+            "lang": ["en", "fr"],
+        }
+    )
+    batches = ChunkBatches(500, 100, text_column="body", markdown=True, metadata_columns=[])
+    both = batches(table)
+    leaves = ChunkBatches(500, 100, text_column="body", markdown=True, levels="leaves")(table)
+    parents = ChunkBatches(500, 100, text_column="body", markdown=True, levels="parents")(table)
+    assert leaves.num_rows + parents.num_rows == both.num_rows
+    assert set(leaves.column("level").to_pylist()) == {0}
+    assert set(parents.column("level").to_pylist()) == {1}
+    assert set(both.column("metadata").to_pylist()) == {"{}"}
+    assert json.loads(leaves.column("metadata")[0].as_py()) == {"lang": "en"}
+    assert ["Title"] in both.column("headings").to_pylist()
+    assert both.column("source").null_count == both.num_rows
+    with pytest.raises(KeyError, match="text_column"):
+        ChunkBatches()(table)
+    with pytest.raises(TypeError, match="null texts"):
+        ChunkBatches()(pa.table({"text": ["ok", None]}))
+
+
+def test_spark_schema_names_every_column() -> None:
+    ddl = spark_schema()
+    assert [part.split()[0].strip("`") for part in ddl.split(", ")] == chunk_schema().names
+    assert "`child_ids` array<string> not null" in ddl
+
+
+def test_ray_data_to_parquet_equals_a_local_run(ray_local: object, tmp_path: Path) -> None:
+    ray = ray_local
+    table = corpus_table()
+    # Several blocks, so that both actors get work.
+    blocks = [table.slice(start, 30) for start in range(0, table.num_rows, 30)]
+    dataset = ray.data.from_arrow(blocks)  # type: ignore[attr-defined]
+    chunks = dataset.map_batches(
+        ChunkBatches,
+        fn_constructor_kwargs=SETTINGS,
+        batch_format="pyarrow",
+        batch_size=10,
+        concurrency=2,
+    )
+    out = tmp_path / "chunks"
+    chunks.write_parquet(str(out))
+    written = pq.read_table(out, schema=chunk_schema())
+    local = ChunkBatches(**SETTINGS)(table)
+    assert written.num_rows == local.num_rows
+    assert sort_rows(written).equals(sort_rows(local))
