@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+from pathlib import Path
 
 import pytest
 from conftest import corpus_root, read_document
@@ -16,7 +17,7 @@ from langchain_classic.storage import InMemoryStore
 from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.vectorstores import InMemoryVectorStore
-from spanchunk import HierarchicalChunker, ParentChildChunker, ParentRegistry
+from spanchunk import HierarchicalChunker, ParentChildChunker, ParentRegistry, SqliteRegistry
 from spanchunk.integrations.langchain import (
     ChunkStore,
     SpanchunkTextSplitter,
@@ -113,10 +114,17 @@ def retriever(docstore: object) -> ParentDocumentRetriever:
     )
 
 
-@pytest.mark.parametrize("store", ["memory", "chunkstore"])
-def test_parent_document_retriever_returns_the_right_parents(store: str) -> None:
+@pytest.mark.parametrize("store", ["memory", "chunkstore", "chunkstore-sqlite"])
+def test_parent_document_retriever_returns_the_right_parents(
+    store: str, tmp_path: Path
+) -> None:
     text = frankenstein()
-    docstore = InMemoryStore() if store == "memory" else ChunkStore(ParentRegistry())
+    if store == "memory":
+        docstore: object = InMemoryStore()
+    elif store == "chunkstore":
+        docstore = ChunkStore(ParentRegistry())
+    else:  # random-UUID keys and list metadata from ParentDocumentRetriever, on disk
+        docstore = ChunkStore(SqliteRegistry(tmp_path / "parents.sqlite"))
     pdr = retriever(docstore)
     pdr.add_documents([Document(text, metadata={"source": "pg84.txt"})])
 
@@ -203,11 +211,13 @@ def test_chunk_store_mget_is_aligned_and_none_for_missing() -> None:
     assert list(store.yield_keys(prefix=parent_ids[0][:16])) == [parent_ids[0]]
 
 
-def test_chunk_store_round_trip_and_delete() -> None:
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_chunk_store_round_trip_and_delete(kind: str, tmp_path: Path) -> None:
     chunker = ParentChildChunker(parent_size=200, child_size=50)
     chunker.chunk(REPEATED)
     parent = next(iter(chunker.parents))
-    store = ChunkStore(ParentRegistry())
+    registry = ParentRegistry() if kind == "memory" else SqliteRegistry(tmp_path / "p.sqlite")
+    store = ChunkStore(registry)
     document = chunk_to_document(parent)
     store.mset([(parent.id, document)])
     [back] = store.mget([parent.id])
