@@ -143,7 +143,8 @@ class _Block:
             merged[low:high] = [True] * (high - low)
         return merged
 
-    def proposals(self, first: int, end: int, *, gap: int, threshold: float, widest: float,
+    def proposals(self, first: int, end: int, *, gap: int, context: int, threshold: float,
+                  widest: float,
                   measure: Callable[[str], int]) -> list[list[bool]]:
         """What taking leaves [first, end) could add, most generous first."""
         bare = self.chosen.copy()
@@ -157,6 +158,11 @@ class _Block:
         if after and after[0] - end <= gap:
             bridged[end : after[0]] = [True] * (after[0] - end)
         proposals = [self.merge_up(bridged, first, threshold, measure), bridged, bare]
+        if context:
+            window = bridged.copy()
+            low, high = max(0, first - context), min(len(window), end + context)
+            window[low:high] = [True] * (high - low)
+            proposals[:0] = [self.merge_up(window, first, threshold, measure), window]
         if widest and self.chains[first]:
             low, high = self.ranges[self.chains[first][0].id]
             if self.run_size(low, high, measure) <= widest:
@@ -227,6 +233,7 @@ def assemble(
     gap: int = 1,
     threshold: float = 0.5,
     widen: float = 0.0,
+    context: int = 0,
     order: str = "document",
 ) -> list[Span]:
     """The context to send for ``hits`` within ``budget``: exact, non-overlapping spans.
@@ -245,6 +252,8 @@ def assemble(
             (1 or more: never).
         widen: Take a hit's whole parent when the parent's size is at most this share of
             the budget (0: never).
+        context: Take this many leaves either side of a hit too, within its top-level chunk
+            (a centred window; 0: none).
         order: ``"document"``: documents by their best hit, spans in reading order within
             each (a model reads adjacent spans as the text they are); ``"score"``: spans by
             their best hit.
@@ -268,8 +277,9 @@ def assemble(
     """
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
         raise ValueError(f"budget must be a non-negative int, got {budget!r}")
-    if isinstance(gap, bool) or not isinstance(gap, int) or gap < 0:
-        raise ValueError(f"gap must be a non-negative int, got {gap!r}")
+    for name, value in (("gap", gap), ("context", context)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be a non-negative int, got {value!r}")
     if not isinstance(threshold, (int, float)) or math.isnan(threshold):
         raise ValueError(f"threshold must be a number, got {threshold!r}")
     if order not in ("document", "score"):
@@ -281,10 +291,15 @@ def assemble(
         block = found.block_of(hit)
         first, end = block.ranges[hit.id]
         block.note(first, end, score, rank)
-        if all(block.chosen[first:end]):
+        if all(block.chosen[first:end]) or total >= budget:
             continue
+        bare = block.chosen.copy()
+        bare[first:end] = [True] * (end - first)
+        if total - block.size + block.size_of(bare, measure) > budget:
+            continue  # every other proposal holds this one: none fits
         proposals = block.proposals(
-            first, end, gap=gap, threshold=threshold, widest=widen * budget, measure=measure
+            first, end, gap=gap, context=context, threshold=threshold, widest=widen * budget,
+            measure=measure,
         )
         for proposal in proposals:
             size = block.size_of(proposal, measure)
