@@ -61,7 +61,9 @@ def test_close_hits_are_bridged_and_merged_up() -> None:
     assert parent is not None
     # Hits 1 and 3 of the five leaves of the first parent: leaf 2 bridges them, and 3 of
     # 5 leaves is more than half the parent, so the parent is sent.
-    spans = assemble([leaves[1], leaves[3], leaves[7]], store, budget=1000, unit="char")
+    spans = assemble(
+        [leaves[1], leaves[3], leaves[7]], store, budget=1000, unit="char", widen=0.0
+    )
     assert [(s.start_char, s.end_char) for s in spans] == [
         (parent.start_char, parent.end_char),
         (leaves[7].start_char, leaves[7].end_char),
@@ -73,44 +75,57 @@ def test_close_hits_are_bridged_and_merged_up() -> None:
 def test_no_bridge_with_gap_zero_and_no_merge_with_threshold_one() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
     spans = assemble([leaves[1], leaves[3]], store, budget=1000, unit="char", gap=0,
-                     threshold=1.0)
+                     threshold=1.0, widen=0.0)
     assert [(s.start_char, s.end_char) for s in spans] == [
         (leaves[1].start_char, leaves[1].end_char),
         (leaves[3].start_char, leaves[3].end_char),
     ]
 
 
-def test_widen_takes_the_parent_when_it_fits() -> None:
+def test_the_parent_whenever_it_fits_by_default() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
     parent = store.get(leaves[0].parent_id)
     assert parent is not None
-    spans = assemble([leaves[0]], store, budget=400, unit="char", widen=1.0)
+    spans = assemble([leaves[0]], store, budget=400, unit="char")
     assert [(s.start_char, s.end_char) for s in spans] == [(parent.start_char, parent.end_char)]
     # Too small a budget for the parent: the hit alone.
-    spans = assemble([leaves[0]], store, budget=100, unit="char", widen=1.0)
+    spans = assemble([leaves[0]], store, budget=100, unit="char")
     assert [(s.start_char, s.end_char) for s in spans] == [(0, 37)]
+    # widen=0.25: the parent only when it is at most a quarter of the budget.
+    assert len(assemble([leaves[0]], store, budget=400, unit="char", widen=0.25)[0].text) == 37
+    assert assemble([leaves[0]], store, budget=800, unit="char", widen=0.25)[0].level == 1
+
+
+def test_a_centred_window_of_neighbours() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    spans = assemble([leaves[2]], store, budget=1000, unit="char", widen=0.0, context=1,
+                     threshold=1.0)
+    assert [(s.start_char, s.end_char) for s in spans] == [
+        (leaves[1].start_char, leaves[3].end_char)
+    ]
 
 
 def test_budget_skips_what_does_not_fit() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
     assert assemble(leaves[:3], store, budget=0, unit="char") == []
-    spans = assemble(leaves[:3], store, budget=40, unit="char")
+    spans = assemble(leaves[:3], store, budget=40, unit="char", widen=0.0)
     assert [(s.start_char, s.end_char) for s in spans] == [(0, 37)]
 
 
 def test_scores_and_order() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
     hits = [(leaves[9], 0.9), (leaves[0], 0.8)]
-    by_document = assemble(hits, store, budget=1000, unit="char", gap=0)
+    by_document = assemble(hits, store, budget=1000, unit="char", gap=0, widen=0.0)
     assert [s.start_char for s in by_document] == [leaves[0].start_char, leaves[9].start_char]
-    by_score = assemble(hits, store, budget=1000, unit="char", gap=0, order="score")
+    by_score = assemble(hits, store, budget=1000, unit="char", gap=0, widen=0.0,
+                        order="score")
     assert [s.score for s in by_score] == [0.9, 0.8]
     assert [s.rank for s in by_score] == [0, 1]
 
 
 def test_tokens_by_default() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
-    spans = assemble(leaves[:1], store, budget=1000)
+    spans = assemble(leaves[:1], store, budget=1000, widen=0.0)
     assert spans[0].size == 8  # "One sentence here." twice: 4 cl100k tokens each
 
 
@@ -157,6 +172,7 @@ def test_spans_are_exact_disjoint_and_within_budget(
                 "gap": st.integers(0, 3),
                 "threshold": st.sampled_from([0.0, 0.5, 1.0]),
                 "widen": st.sampled_from([0.0, 0.25, 1.0]),
+                "context": st.integers(0, 2),
                 "order": st.sampled_from(["document", "score"]),
             }
         ),
@@ -167,7 +183,7 @@ def test_spans_are_exact_disjoint_and_within_budget(
     # With room for the whole text and no widening, every hit is sent.
     if size_of(text, kwargs["unit"]) <= budget and options[
         "threshold"
-    ] >= 1.0 and options["widen"] == 0.0 and options["gap"] == 0:
+    ] >= 1.0 and options["widen"] == 0.0 and options["gap"] == 0 and not options["context"]:
         for hit in hits:
             assert any(
                 s.start_char <= hit.start_char and hit.end_char <= s.end_char for s in spans

@@ -232,7 +232,7 @@ def assemble(
     length_function: Callable[[str], int] | None = None,
     gap: int = 1,
     threshold: float = 0.5,
-    widen: float = 0.0,
+    widen: float = 1.0,
     context: int = 0,
     order: str = "document",
 ) -> list[Span]:
@@ -251,7 +251,7 @@ def assemble(
         threshold: Take a whole ancestor when more than this share of its size is chosen
             (1 or more: never).
         widen: Take a hit's whole parent when the parent's size is at most this share of
-            the budget (0: never).
+            the budget and it fits (the default, 1: whenever it fits; 0: never).
         context: Take this many leaves either side of a hit too, within its top-level chunk
             (a centred window; 0: none).
         order: ``"document"``: documents by their best hit, spans in reading order within
