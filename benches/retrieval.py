@@ -253,6 +253,20 @@ def llama_nodes(corpora: Sequence[Corpus]) -> tuple[list[Any], list[Any]]:
     nodes = parser.get_nodes_from_documents(
         [Document(text=c.text, id_=c.name, metadata={"corpus": c.name}) for c in corpora]
     )
+    # The parser's start_char_idx/end_char_idx are wrong above the leaves (they drift from
+    # the text), so each node is located by searching its text from its parent's start
+    # (parents come before their children in the parser's output).
+    text_of = {c.name: c.text for c in corpora}
+    located: dict[str, int] = {}
+    for node in nodes:
+        parent = node.parent_node
+        origin = located.get(parent.node_id, 0) if parent is not None else 0
+        content = node.get_content()
+        start = text_of[node.metadata["corpus"]].find(content, origin)
+        if start < 0:
+            raise ValueError("a LlamaIndex node is not in its document")
+        located[node.node_id] = start
+        node.start_char_idx, node.end_char_idx = start, start + len(content)
     return nodes, get_leaf_nodes(nodes)
 
 
