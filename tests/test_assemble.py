@@ -1,0 +1,190 @@
+"""assemble: exact, non-overlapping spans within the budget, on a ParentRegistry."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from _strategies import hierarchical_settings, texts
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from spanchunk import Chunk, HierarchicalChunker, ParentRegistry
+from spanchunk.assemble import Span, assemble
+
+PROPERTY = settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+SENTENCES = "One sentence here. " * 40
+
+
+def tree(text: str, **kwargs: Any) -> tuple[list[Chunk], ParentRegistry]:
+    store = ParentRegistry()
+    leaves = HierarchicalChunker(registry=store, **kwargs).chunk(text)
+    store.add(leaves)
+    return leaves, store
+
+
+def size_of(text: str, unit: str) -> int:
+    return len(text.encode()) if unit == "byte" else len(text)
+
+
+def check(spans: list[Span], text: str, budget: int, unit: str) -> None:
+    encoded = text.encode("utf-8", "surrogatepass")
+    for span in spans:
+        assert span.text == text[span.start_char : span.end_char]
+        assert span.text.encode("utf-8", "surrogatepass") == encoded[
+            span.start_byte : span.end_byte
+        ]
+        assert span.size == size_of(span.text, unit)
+        assert span.text
+    assert sum(span.size for span in spans) <= budget
+    ordered = sorted(spans, key=lambda s: s.start_char)
+    for before, after in itertools.pairwise(ordered):
+        assert before.end_char <= after.start_char
+
+
+def test_adjacent_hits_become_one_run() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    spans = assemble(leaves[2:4], store, budget=100, unit="char")
+    assert [(s.start_char, s.end_char) for s in spans] == [(76, 151)]
+    assert spans[0].chunk_ids == (leaves[2].id, leaves[3].id)
+    check(spans, SENTENCES, 100, "char")
+
+
+def test_close_hits_are_bridged_and_merged_up() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    parent = store.get(leaves[1].parent_id)
+    assert parent is not None
+    # Hits 1 and 3 of the five leaves of the first parent: leaf 2 bridges them, and 3 of
+    # 5 leaves is more than half the parent, so the parent is sent.
+    spans = assemble(
+        [leaves[1], leaves[3], leaves[7]], store, budget=1000, unit="char", widen=0.0
+    )
+    assert [(s.start_char, s.end_char) for s in spans] == [
+        (parent.start_char, parent.end_char),
+        (leaves[7].start_char, leaves[7].end_char),
+    ]
+    assert spans[0].chunk_ids == (parent.id,)
+    assert spans[0].level == 1
+
+
+def test_no_bridge_with_gap_zero_and_no_merge_with_threshold_one() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    spans = assemble([leaves[1], leaves[3]], store, budget=1000, unit="char", gap=0,
+                     threshold=1.0, widen=0.0)
+    assert [(s.start_char, s.end_char) for s in spans] == [
+        (leaves[1].start_char, leaves[1].end_char),
+        (leaves[3].start_char, leaves[3].end_char),
+    ]
+
+
+def test_the_parent_whenever_it_fits_by_default() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    parent = store.get(leaves[0].parent_id)
+    assert parent is not None
+    spans = assemble([leaves[0]], store, budget=400, unit="char")
+    assert [(s.start_char, s.end_char) for s in spans] == [(parent.start_char, parent.end_char)]
+    # Too small a budget for the parent: the hit alone.
+    spans = assemble([leaves[0]], store, budget=100, unit="char")
+    assert [(s.start_char, s.end_char) for s in spans] == [(0, 37)]
+    # widen=0.25: the parent only when it is at most a quarter of the budget.
+    assert len(assemble([leaves[0]], store, budget=400, unit="char", widen=0.25)[0].text) == 37
+    assert assemble([leaves[0]], store, budget=800, unit="char", widen=0.25)[0].level == 1
+
+
+def test_a_centred_window_of_neighbours() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    spans = assemble([leaves[2]], store, budget=1000, unit="char", widen=0.0, context=1,
+                     threshold=1.0)
+    assert [(s.start_char, s.end_char) for s in spans] == [
+        (leaves[1].start_char, leaves[3].end_char)
+    ]
+
+
+def test_budget_skips_what_does_not_fit() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    assert assemble(leaves[:3], store, budget=0, unit="char") == []
+    spans = assemble(leaves[:3], store, budget=40, unit="char", widen=0.0)
+    assert [(s.start_char, s.end_char) for s in spans] == [(0, 37)]
+
+
+def test_scores_and_order() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    hits = [(leaves[9], 0.9), (leaves[0], 0.8)]
+    by_document = assemble(hits, store, budget=1000, unit="char", gap=0, widen=0.0)
+    assert [s.start_char for s in by_document] == [leaves[0].start_char, leaves[9].start_char]
+    by_score = assemble(hits, store, budget=1000, unit="char", gap=0, widen=0.0,
+                        order="score")
+    assert [s.score for s in by_score] == [0.9, 0.8]
+    assert [s.rank for s in by_score] == [0, 1]
+
+
+def test_tokens_by_default() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    spans = assemble(leaves[:1], store, budget=1000, widen=0.0)
+    assert spans[0].size == 8  # "One sentence here." twice: 4 cl100k tokens each
+
+
+def test_leaves_not_in_the_store_stay_alone() -> None:
+    store = ParentRegistry()
+    leaves = HierarchicalChunker(sizes=[200, 50], registry=store).chunk(SENTENCES)
+    spans = assemble(leaves[1:4], store, budget=1000, unit="char")
+    assert [(s.start_char, s.end_char) for s in spans] == [
+        (leaf.start_char, leaf.end_char) for leaf in leaves[1:4]
+    ]
+
+
+def test_bad_arguments() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    with pytest.raises(ValueError, match="budget"):
+        assemble(leaves, store, budget=-1)
+    with pytest.raises(ValueError, match="gap"):
+        assemble(leaves, store, budget=10, gap=-1)
+    with pytest.raises(ValueError, match="order"):
+        assemble(leaves, store, budget=10, order="random")
+    with pytest.raises(ValueError, match="unit"):
+        assemble(leaves, store, budget=10, unit="furlong")
+    with pytest.raises(TypeError, match="hit 0"):
+        assemble(["not a chunk"], store, budget=10)  # type: ignore[list-item]
+
+
+@PROPERTY
+@given(
+    text=texts,
+    kwargs=st.one_of(hierarchical_settings(), hierarchical_settings(overlap=True)),
+    data=st.data(),
+)
+def test_spans_are_exact_disjoint_and_within_budget(
+    text: str, kwargs: dict[str, Any], data: st.DataObject
+) -> None:
+    leaves, store = tree(text, **kwargs)
+    if not leaves:
+        return
+    hits = data.draw(st.lists(st.sampled_from(leaves), max_size=12), label="hits")
+    budget = data.draw(st.integers(0, 3 * max(1, size_of(text, kwargs["unit"]))), label="budget")
+    options = data.draw(
+        st.fixed_dictionaries(
+            {
+                "gap": st.integers(0, 3),
+                "threshold": st.sampled_from([0.0, 0.5, 1.0]),
+                "widen": st.sampled_from([0.0, 0.25, 1.0]),
+                "context": st.integers(0, 2),
+                "order": st.sampled_from(["document", "score"]),
+            }
+        ),
+        label="options",
+    )
+    spans = assemble(hits, store, budget, unit=kwargs["unit"], **options)
+    check(spans, text, budget, kwargs["unit"])
+    # With room for the whole text and no widening, every hit is sent.
+    if size_of(text, kwargs["unit"]) <= budget and options[
+        "threshold"
+    ] >= 1.0 and options["widen"] == 0.0 and options["gap"] == 0 and not options["context"]:
+        for hit in hits:
+            assert any(
+                s.start_char <= hit.start_char and hit.end_char <= s.end_char for s in spans
+            )
