@@ -68,8 +68,14 @@ class Span:
 
 
 def _get_many(store: ChunkStore, chunk_ids: Iterable[str]) -> list[Chunk | None]:
-    """The stored chunk for each id, in order (None where unknown): the one batch lookup."""
-    return [store.get(chunk_id) for chunk_id in chunk_ids]
+    """The stored chunk for each id, in order (None where unknown): the one batch lookup, one
+    query where the store has ``get_many`` (every ``ParentStore``)."""
+    wanted = list(chunk_ids)
+    get_many = getattr(store, "get_many", None)
+    if get_many is not None:
+        found = get_many(wanted)
+        return [found.get(chunk_id) for chunk_id in wanted]
+    return [store.get(chunk_id) for chunk_id in wanted]
 
 
 @dataclass

@@ -40,13 +40,16 @@ from spanchunk._parents import (
     not_a_chunk,
     parent_from_content,
 )
+from spanchunk.assemble import Span, assemble
 from spanchunk.chunk import Chunk
 from spanchunk.document import freeze_metadata
 from spanchunk.store import ParentStore
 
 __all__ = [
     "PARENT_CONTENT",
+    "Span",
     "Window",
+    "assemble",
     "attach_parent_content",
     "auto_merge",
     "expand",
