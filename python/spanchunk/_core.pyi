@@ -176,6 +176,18 @@ def build_chunks(
     ValueError when a row is malformed (negative, reversed, past the end of the text,
     levels out of order, a parent that is not a row of the level above)."""
 
+def write_documents(
+    levels: Sequence[Splitter],
+    datas: Sequence[bytes],
+    sources: Sequence[str],
+    fingerprint: str,
+    format: str = "jsonl",
+) -> tuple[bytes | dict[str, Any], list[str | None], NDArray[np.int64], NDArray[np.int64]]:
+    """The command line's writer: every file's bytes checked as UTF-8, cut into levels and
+    written as `format` ("jsonl": the JSON Lines bytes of every chunk, in order; "columns":
+    Arrow-ready buffers, see rust/output/columns.rs), GIL released. Returns that, each
+    document's error (None: written), and the level and char length of every chunk."""
+
 def chunk_documents(
     levels: Sequence[Splitter],
     texts: Sequence[str],
