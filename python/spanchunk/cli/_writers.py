@@ -120,6 +120,10 @@ class JsonlWriter(Writer):
 # Rows gathered before a Parquet row group is written: readers skip row groups by their
 # statistics, and many small groups (one per batch) made files slower to scan.
 ROW_GROUP_ROWS = 64 * 1024
+DICTIONARY_COLUMNS = ["document_id", "source"]
+STATISTICS_COLUMNS = [
+    "document_id", "source", "level", "index", "start_char", "end_char", "start_byte", "end_byte",
+]  # fmt: skip
 
 
 class ParquetWriter(Writer):
@@ -138,7 +142,14 @@ class ParquetWriter(Writer):
         self._atomic = AtomicFile(target)
         # pyarrow opens the temporary file by name; the handle mkstemp gave is not needed.
         self._atomic.file.close()
-        self._writer = pq.ParquetWriter(self._atomic.temp_path, parquet_schema())
+        self._writer = pq.ParquetWriter(
+            self._atomic.temp_path,
+            parquet_schema(),
+            # Dictionaries and min/max statistics pay off on the repeated and numeric columns;
+            # on chunk texts and ids they were work thrown away (every value is distinct).
+            use_dictionary=DICTIONARY_COLUMNS,
+            write_statistics=STATISTICS_COLUMNS,
+        )
         self._pending: list[pa.Table] = []
         self._pending_rows = 0
 
