@@ -13,6 +13,7 @@ Performance notes (measured by ``benches/cli.py``; figures in ``benches/results/
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -186,8 +187,13 @@ def run_batches(  # noqa: PLR0917  (one job's settings, each named)
         return
     executor: Executor
     if pool == "process":
+        # spawn, not fork: forking a process that already runs threads can deadlock (and
+        # Python 3.12 warns about it).
         executor = ProcessPoolExecutor(
-            workers, initializer=_start_process, initargs=(chunkers, core_format)
+            workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_process,
+            initargs=(chunkers, core_format),
         )
     else:
         executor = ThreadPoolExecutor(workers, thread_name_prefix="spanchunk")
