@@ -79,7 +79,8 @@ pub fn write_string(out: &mut Vec<u8>, text: &str) {
 
 /// A document's text JSON-escaped once, with the escaped offset of every chunk boundary, so
 /// that a chunk's escaped text is a copy of one slice: children repeat their parents' text,
-/// and escaping it once instead of at every level halved the writer's time.
+/// and escaping it once instead of at every level took markdown-en from 166 to 361 MB/s
+/// (no change measured on the large gutenberg books, see `output/mod.rs`).
 struct EscapedText {
     escaped: Vec<u8>,
     /// The byte offsets where chunks start or end, sorted, distinct.
