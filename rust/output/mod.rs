@@ -6,11 +6,11 @@
 //! - `json.dumps` of one dict per chunk, the job's first version, ran at 13 MB/s on the
 //!   corpus, `orjson` over the same `Chunk` objects at 36 MB/s; this writer, cutting
 //!   included, at 208 MB/s (`benches/results/cli.md`).
-//! - Writing still costs more than cutting: on gutenberg (four 650 KB books) the spans come
-//!   at 1.4-2 GB/s, JSON Lines at 105-140 MB/s and columns at 440-690 MB/s; on 10 KB pieces
-//!   of the same text JSON Lines reach 350 MB/s. On the large documents perf showed more
-//!   time in page faults and copies of the growing output buffer than in escaping: sizing
-//!   the buffer once per document (the escaped lengths are known) is the next thing to try.
+//! - Writing costs more than cutting: the spans come at 1.2-2 GB/s, JSON Lines at 215-260
+//!   MB/s and columns at 230-690 MB/s. On large documents the output buffer grown record by
+//!   record cost more than escaping (copies and page faults; perf): sized once per batch and
+//!   per document, one 650 KB book went from 74 to 263 MB/s.
+//! - The text is escaped once per document, not once per level (`jsonl::EscapedText`).
 
 pub mod columns;
 pub mod jsonl;
