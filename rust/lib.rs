@@ -11,6 +11,7 @@ pub mod error;
 pub mod ids;
 pub mod markdown;
 pub mod merge;
+pub mod output;
 mod pack;
 mod pretoken;
 mod search;
@@ -25,6 +26,8 @@ pub mod tree;
 
 #[cfg(feature = "python")]
 mod py;
+#[cfg(feature = "python")]
+mod py_output;
 
 pub use error::ChunkError;
 pub use size::{Sizer, Unit};

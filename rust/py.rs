@@ -159,7 +159,7 @@ impl Sizer for CallableSizer {
 }
 
 /// Runs the engine, raising a `length_function`'s error as itself.
-fn engine<T>(work: impl FnOnce() -> Result<T, ChunkError>) -> PyResult<T> {
+pub(crate) fn engine<T>(work: impl FnOnce() -> Result<T, ChunkError>) -> PyResult<T> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
         Ok(result) => Ok(result?),
         Err(payload) => match payload.downcast::<SizerError>() {
@@ -321,7 +321,7 @@ impl PySplitter {
     }
 }
 
-fn splitters(levels: &[Bound<'_, PySplitter>]) -> Vec<Arc<Splitter>> {
+pub(crate) fn splitters(levels: &[Bound<'_, PySplitter>]) -> Vec<Arc<Splitter>> {
     levels
         .iter()
         .map(|level| Arc::clone(&level.get().inner))
@@ -1442,5 +1442,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(char_spans_to_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_ids, module)?)?;
     module.add_function(wrap_pyfunction!(text_id, module)?)?;
+    crate::py_output::register(module)?;
     Ok(())
 }

@@ -127,6 +127,13 @@ def build_chunks(
     spans: NDArray[np.int64],
     outline: Outline | None = None,
 ) -> list[Chunk]: ...
+def write_documents(
+    levels: Sequence[Splitter],
+    datas: Sequence[bytes],
+    sources: Sequence[str],
+    fingerprint: str,
+    format: str = "jsonl",
+) -> tuple[bytes | dict[str, Any], list[str | None], NDArray[np.int64], NDArray[np.int64]]: ...
 def chunk_documents(
     levels: Sequence[Splitter],
     texts: Sequence[str],

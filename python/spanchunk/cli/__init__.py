@@ -1,0 +1,397 @@
+"""The ``spanchunk`` command: cut text files into parent and child chunks.
+
+``spanchunk chunk PATH...`` reads files and folders (folders recursively, in sorted order,
+hidden files and folders skipped, ``--include``/``--exclude`` globs as ripgrep's ``-g``),
+cuts every file with a :class:`~spanchunk.ParentChildChunker` on ``--workers`` threads and
+writes one record per chunk, the parents of a document first, then its children, in input
+order: JSON Lines (``.jsonl`` or ``-``, stdout) or Parquet (``.parquet``). Binary files are
+skipped and counted; files that are not UTF-8, or cannot be read, are reported on stderr and
+skipped; the others go on.
+
+Example:
+    >>> from spanchunk.cli import main
+    >>> main(["chunk", "README.md", "-o", "chunks.jsonl"])  # doctest: +SKIP
+    0
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from spanchunk.cli._files import Globs, collect_files, glob_matches
+from spanchunk.cli._report import Reporter, Totals, summary
+from spanchunk.cli._writers import OutputError, Writer, parquet_schema, writer_class
+
+if TYPE_CHECKING:
+    from spanchunk.cli._files import File
+    from spanchunk.cli._job import BatchResult, Chunkers
+
+__all__ = ["build_parser", "glob_matches", "main", "parquet_schema", "run_chunk"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+DEFAULT_ENCODING = "o200k_base"
+
+
+def package_version() -> str:
+    """The installed version of spanchunk, or the extension's when there is no install."""
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    try:
+        return version("spanchunk")
+    except PackageNotFoundError:  # a source tree on sys.path, not installed
+        try:
+            from spanchunk._core import __version__  # noqa: PLC0415
+        except ImportError:
+            return "unknown"
+        return str(__version__)
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked for (metadata look-ups cost a few ms)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings, dest=dest, nargs=0, default=argparse.SUPPRESS, help="print the version"
+        )
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        parser.exit(message=f"spanchunk {package_version()}\n")
+
+
+def _workers(value: str) -> int:
+    try:
+        workers = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if workers < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {workers}")
+    return workers
+
+
+def default_workers() -> int:
+    """Every core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+DESCRIPTION = """\
+Cut text files into parent chunks, and child chunks inside them.
+
+Folders are read recursively in sorted order; hidden files and folders are skipped, and
+--include / --exclude globs pick files as ripgrep's -g does (on the path relative to each
+PATH; a glob without a '/' matches a name at any depth). Binary files (a NUL byte in the
+first 8 KB) are skipped and counted. Each file is read as UTF-8, a byte order mark
+included, so offsets match the file's text; a file that is not UTF-8 is reported on stderr
+and skipped.
+
+Output, by the name given to -o: JSON Lines ('-', the default, is stdout; .jsonl), one
+object per chunk, the parents of a document first, with the keys id, document_id, source,
+level (1: parent, 0: child), index, parent_id, child_ids, start_char, end_char, start_byte,
+end_byte and text; chunks of Markdown files also have headings (the heading path, outermost
+first). Parquet (.parquet, needs pyarrow: pip install 'spanchunk[parquet]'): one row per
+chunk, the same fields as typed columns. Records come in input order whatever --workers.
+
+Markdown files (--format auto: names ending in .md or .markdown) get heading sections as
+parents (spanchunk.MarkdownChunker); other files, plain recursive splitting."""
+
+EPILOG = """\
+examples:
+  spanchunk chunk docs/ -o chunks.jsonl
+  spanchunk chunk src/ -g '*.py' -g '*.md' --exclude 'tests/**' -o chunks.parquet
+  spanchunk chunk book.txt --parent-size 4000 --child-size 500 --overlap 50
+  spanchunk chunk notes/ --unit token --encoding cl100k_base --child-size 256
+  spanchunk chunk notes.md --unit byte | head -n 3
+
+exit status: 0 when at least one file was chunked; 1 when none could be, or the output
+could not be written; 2 for bad usage or impossible settings; 130 when interrupted."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``spanchunk`` command."""
+    parser = argparse.ArgumentParser(
+        prog="spanchunk",
+        description=(
+            "Exact-span, parent-child (small-to-big) chunking for retrieval. "
+            "Every chunk carries its exact char and byte span in the source file."
+        ),
+        epilog="Run 'spanchunk chunk --help' for the chunking options.",
+    )
+    parser.add_argument("--version", action=_VersionAction)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    chunk = commands.add_parser(
+        "chunk",
+        help="cut files into parent and child chunks, written as JSON Lines or Parquet",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    chunk.set_defaults(command_parser=chunk)
+    chunk.add_argument("paths", nargs="+", metavar="PATH", help="files and folders to chunk")
+    sizes = chunk.add_argument_group("chunk sizes")
+    sizes.add_argument(
+        "--parent-size",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="largest parent chunk, in units (default: 2000)",
+    )
+    sizes.add_argument(
+        "--child-size",
+        type=int,
+        default=400,
+        metavar="N",
+        help="largest child chunk, in child units; less than --parent-size (default: 400)",
+    )
+    sizes.add_argument(
+        "--overlap",
+        type=int,
+        default=0,
+        metavar="N",
+        help="overlap between consecutive children of a parent, in child units (default: 0)",
+    )
+    sizes.add_argument(
+        "--unit",
+        choices=("char", "byte", "token"),
+        default="char",
+        help="size unit: code points (as Python's len), UTF-8 bytes, or tokens of --encoding "
+        "or --tokenizer (default: char)",
+    )
+    sizes.add_argument(
+        "--child-unit",
+        choices=("char", "byte", "token"),
+        default=None,
+        help="the children's unit, when it differs from --unit (e.g. token children of "
+        "char parents, to fit an embedding model)",
+    )
+    sizes.add_argument(
+        "--encoding",
+        default=None,
+        metavar="NAME",
+        help=f"tiktoken encoding of token units: o200k_base, cl100k_base, ... (default: "
+        f"{DEFAULT_ENCODING}, unless --tokenizer)",
+    )
+    sizes.add_argument(
+        "--tokenizer",
+        default=None,
+        metavar="PATH",
+        help="a HuggingFace tokenizer.json for token units, instead of --encoding",
+    )
+    chunk.add_argument(
+        "--format",
+        choices=("auto", "text", "markdown"),
+        default="auto",
+        help="how to read the files: auto (Markdown for .md and .markdown files, else text), "
+        "text or markdown (default: auto)",
+    )
+    picking = chunk.add_argument_group("picking files")
+    picking.add_argument(
+        "-g",
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="chunk only files inside folders that match GLOB (repeatable)",
+    )
+    picking.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files and folders that match GLOB (repeatable; wins over --include)",
+    )
+    chunk.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        default="-",
+        help="FILE.jsonl or FILE.parquet, replaced atomically at the end; '-' or absent: "
+        "JSON Lines on stdout",
+    )
+    chunk.add_argument(
+        "-j",
+        "--workers",
+        type=_workers,
+        default=None,
+        metavar="N",
+        help="files are cut on N threads (default: every core); the output is the same",
+    )
+    # Threads win (the core runs without the GIL); processes stay for measuring that claim.
+    chunk.add_argument(
+        "--pool", choices=("thread", "process"), default="thread", help=argparse.SUPPRESS
+    )
+    chunk.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also list the binary files that are skipped",
+    )
+    return parser
+
+
+def _level_chunker(size: int, overlap: int, units: dict[str, object], markdown: bool) -> object:
+    from spanchunk import MarkdownChunker, RecursiveChunker  # noqa: PLC0415
+
+    kind = MarkdownChunker if markdown else RecursiveChunker
+    return kind(size, overlap=overlap, **units)  # type: ignore[arg-type]
+
+
+def _units(unit: str, args: argparse.Namespace) -> dict[str, object]:
+    if unit != "token":
+        return {"unit": unit}
+    if args.tokenizer is not None:
+        return {"unit": unit, "tokenizer": args.tokenizer}
+    return {"unit": unit, "encoding": args.encoding or DEFAULT_ENCODING}
+
+
+def make_chunkers(args: argparse.Namespace) -> Chunkers:
+    """The two chunkers of a run (plain and Markdown parents), from the settings.
+
+    Raises:
+        ValueError: impossible settings (the message names the fix).
+    """
+    from spanchunk import ParentChildChunker  # noqa: PLC0415
+    from spanchunk.cli._job import Chunkers  # noqa: PLC0415
+
+    if args.unit != "token" and (args.tokenizer or args.encoding):
+        given = "--tokenizer" if args.tokenizer else "--encoding"
+        if (args.child_unit or args.unit) != "token":
+            raise ValueError(f"{given} applies to token units only: add --unit token")
+    parent_units = _units(args.unit, args)
+    child_unit = args.child_unit or args.unit
+    chunkers = []
+    for markdown in (False, True):
+        child_chunker = None
+        if args.child_unit is not None and args.child_unit != args.unit:
+            child_chunker = _level_chunker(
+                args.child_size, args.overlap, _units(child_unit, args), markdown
+            )
+        chunkers.append(
+            ParentChildChunker(
+                parent_size=args.parent_size,
+                child_size=args.child_size,
+                child_overlap=args.overlap,
+                parent_chunker="markdown" if markdown else None,
+                child_chunker=child_chunker,  # type: ignore[arg-type]
+                **parent_units,  # type: ignore[arg-type]
+            )
+        )
+    return Chunkers(chunkers[0], chunkers[1], args.format)
+
+
+class _NothingChunked(Exception):
+    """No file of the run could be chunked: the run fails and writes nothing."""
+
+
+def run_chunk(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """The ``chunk`` command; returns the exit status."""
+    started = time.perf_counter()
+    stderr = sys.stderr
+    try:
+        chunkers = make_chunkers(args)
+        kind = writer_class(args.output)
+    except (ValueError, OutputError) as error:
+        parser.error(str(error))  # exits with status 2
+    if args.output != "-" and os.path.isdir(args.output):
+        parser.error(f"-o {args.output}: is a folder, give a file name")
+
+    from spanchunk.cli._job import run_batches  # noqa: PLC0415
+
+    totals = Totals()
+    reporter = Reporter(stderr, verbose=args.verbose, totals=totals)
+    try:
+        writer: Writer = kind(args.output)
+    except OutputError as error:
+        parser.error(str(error))
+    except OSError as error:
+        print(
+            f"spanchunk: error: cannot write {args.output}: {error.strerror or error}",
+            file=stderr,
+        )
+        return EXIT_FAILED
+
+    def consume(batch: Sequence[File], result: BatchResult) -> None:
+        for part in result.parts:
+            writer.write(part.written, part.sources, part.document_ids)
+        for path, reason, message in result.skips:
+            reporter.skip(path, reason, message)
+        totals.documents += result.documents
+        totals.bytes_read += result.bytes_read
+        for levels, sizes in zip(result.levels, result.sizes, strict=True):
+            totals.add_chunks(levels, sizes)
+        reporter.advance(len(batch), sum(file.size for file in batch))
+
+    try:
+        files = collect_files(
+            args.paths, Globs(tuple(args.include), tuple(args.exclude)), reporter.skip
+        )
+        reporter.start(len(files), sum(file.size for file in files))
+        workers = args.workers or default_workers()
+        run_batches(files, chunkers, kind.core_format, workers, args.pool, consume)
+        reporter.close()
+        if totals.documents == 0:
+            raise _NothingChunked(
+                "no file could be chunked" if totals.skipped else "no files found"
+            )
+        writer.commit()
+    except _NothingChunked as error:
+        writer.discard()
+        print(f"spanchunk: error: {error}", file=stderr)
+        return EXIT_FAILED
+    except BaseException:
+        reporter.close()
+        writer.discard()
+        raise
+
+    print(summary(totals, time.perf_counter() - started), file=stderr)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``spanchunk`` command and return its exit status.
+
+    Usage errors, ``--help`` and ``--version`` exit through argparse (``SystemExit``).
+
+    Args:
+        argv: the arguments after the program name; None reads ``sys.argv``.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "chunk":
+            return run_chunk(args, args.command_parser)
+    except KeyboardInterrupt:
+        print("\nspanchunk: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of stdout went away (`spanchunk chunk ... | head`): stop quietly, and
+        # keep Python from complaining again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FAILED
+    except OSError as error:  # reading errors skip a file; this is the output failing
+        print(f"spanchunk: error: cannot write output: {error.strerror or error}", file=sys.stderr)
+        return EXIT_FAILED
+    parser.error(f"unknown command {args.command!r}")
+    return EXIT_USAGE  # not reached: parser.error exits
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,217 @@
+"""The chunk job: files read and cut in batches on a pool of workers, written in input order.
+
+Performance notes (measured by ``benches/cli.py``; figures in ``benches/results/cli.md``):
+- A worker reads its batch of files and hands their bytes to ``_core.write_documents``, which
+  checks UTF-8, cuts the tree, hashes ids and writes the records (JSON Lines bytes or Arrow
+  columns) with the GIL released: Python does a few calls per batch, none per chunk.
+- Threads, not processes: every pass over the text runs without the GIL, so threads scale,
+  and a process pool paid for pickling every batch's output back to the writer.
+- Batches of about ``BATCH_BYTES`` (or ``BATCH_FILES`` files): large enough that the per-call
+  costs vanish, small enough to spread a folder over the workers; at most two batches per
+  worker are in flight, so memory stays flat on any number of files.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from spanchunk import _core
+from spanchunk.chunkers import HierarchicalChunker
+from spanchunk.cli._files import UNREADABLE, File
+
+BATCH_BYTES = 1 << 20
+BATCH_FILES = 256
+# A file is binary, as git decides, when its first 8 KB hold a NUL byte.
+BINARY_PROBE = 8192
+
+BINARY = "binary"
+NOT_UTF8 = "not UTF-8"
+CHANGED = "changed while read"
+NOT_CHUNKED = "chunking failed"
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+@dataclass(frozen=True)
+class Chunkers:
+    """The chunker of each file: Markdown parents for Markdown files, plain ones otherwise."""
+
+    text: HierarchicalChunker
+    markdown: HierarchicalChunker
+    format: str
+
+    def is_markdown(self, path: str) -> bool:
+        """Whether ``path`` is cut as Markdown, by ``--format`` (auto: by its suffix)."""
+        return self.format == "markdown" or (
+            self.format == "auto" and path.lower().endswith(MARKDOWN_SUFFIXES)
+        )
+
+
+@dataclass
+class Part:
+    """What the core wrote for a run of consecutive files cut by one chunker."""
+
+    written: Any
+    sources: list[str]
+    document_ids: list[str]
+
+
+@dataclass
+class BatchResult:
+    """A batch's output and what happened to each of its files."""
+
+    parts: list[Part] = field(default_factory=list)
+    skips: list[tuple[str, str, str]] = field(default_factory=list)
+    documents: int = 0
+    bytes_read: int = 0
+    levels: list[np.ndarray] = field(default_factory=list)
+    sizes: list[np.ndarray] = field(default_factory=list)
+
+
+def batches(files: Sequence[File]) -> Iterator[list[File]]:
+    """Consecutive runs of files of about ``BATCH_BYTES`` in all (a larger file alone)."""
+    batch: list[File] = []
+    size = 0
+    for file in files:
+        batch.append(file)
+        size += file.size
+        if size >= BATCH_BYTES or len(batch) >= BATCH_FILES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def read_file(file: File) -> tuple[bytes | None, tuple[str, str, str] | None]:
+    """A file's bytes, or why it is skipped: unreadable, changed while read, or binary."""
+    try:
+        with open(file.path, "rb") as handle:
+            before = os.fstat(handle.fileno())
+            data = handle.read()
+            after = os.fstat(handle.fileno())
+    except OSError as error:
+        return None, (file.path, UNREADABLE, error.strerror or str(error))
+    if (
+        before.st_size != after.st_size
+        or before.st_mtime_ns != after.st_mtime_ns
+        or len(data) != after.st_size
+    ):
+        return None, (file.path, CHANGED, "the file changed while it was read; run again")
+    if data.find(b"\0", 0, BINARY_PROBE) != -1:
+        return None, (file.path, BINARY, "binary (a NUL byte in the first 8 KB)")
+    return data, None
+
+
+def process_batch(chunkers: Chunkers, core_format: str, batch: Sequence[File]) -> BatchResult:
+    """Read, cut and write one batch (runs in a worker)."""
+    result = BatchResult()
+    run: list[tuple[File, bytes]] = []
+    run_markdown = False
+
+    def flush() -> None:
+        if not run:
+            return
+        chunker = chunkers.markdown if run_markdown else chunkers.text
+        sources = [file.path for file, _ in run]
+        written, errors, levels, sizes = _core.write_documents(
+            chunker._levels(),
+            [data for _, data in run],
+            sources,
+            chunker.fingerprint(),
+            core_format,
+        )
+        document_ids = written.pop("document_ids") if core_format == "columns" else []
+        for (file, data), error in zip(run, errors, strict=True):
+            if error is None:
+                result.documents += 1
+                result.bytes_read += len(data)
+            elif error.startswith("not UTF-8"):
+                result.skips.append((file.path, NOT_UTF8, error))
+            else:
+                result.skips.append((file.path, NOT_CHUNKED, error))
+        result.parts.append(Part(written, sources, document_ids))
+        result.levels.append(levels)
+        result.sizes.append(sizes)
+        run.clear()
+
+    for file in batch:
+        data, skip = read_file(file)
+        if skip is not None:
+            result.skips.append(skip)
+            continue
+        assert data is not None
+        markdown = chunkers.is_markdown(file.path)
+        if run and markdown != run_markdown:
+            flush()
+        run_markdown = markdown
+        run.append((file, data))
+    flush()
+    return result
+
+
+# The settings of a process worker, set once by its initializer.
+_PROCESS_STATE: tuple[Chunkers, str] | None = None
+
+
+def _start_process(chunkers: Chunkers, core_format: str) -> None:
+    global _PROCESS_STATE  # noqa: PLW0603  (one worker process, one job)
+    _PROCESS_STATE = (chunkers, core_format)
+
+
+def _process_batch_in_process(batch: Sequence[File]) -> BatchResult:
+    assert _PROCESS_STATE is not None
+    return process_batch(*_PROCESS_STATE, batch)
+
+
+def run_batches(  # noqa: PLR0917  (one job's settings, each named)
+    files: Sequence[File],
+    chunkers: Chunkers,
+    core_format: str,
+    workers: int,
+    pool: str,
+    consume: Callable[[Sequence[File], BatchResult], None],
+) -> None:
+    """Every batch through ``process_batch`` on ``workers`` workers of ``pool`` ("thread" or
+    "process"), handed to ``consume`` in input order."""
+    if workers == 1:
+        for batch in batches(files):
+            consume(batch, process_batch(chunkers, core_format, batch))
+        return
+    executor: Executor
+    if pool == "process":
+        # spawn, not fork: forking a process that already runs threads can deadlock (and
+        # Python 3.12 warns about it).
+        executor = ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_process,
+            initargs=(chunkers, core_format),
+        )
+    else:
+        executor = ThreadPoolExecutor(workers, thread_name_prefix="spanchunk")
+    pending: deque[tuple[list[File], Future[BatchResult]]] = deque()
+    try:
+        for batch in batches(files):
+            if pool == "process":
+                future = executor.submit(_process_batch_in_process, batch)
+            else:
+                future = executor.submit(process_batch, chunkers, core_format, batch)
+            pending.append((batch, future))
+            if len(pending) >= 2 * workers:
+                done, future = pending.popleft()
+                consume(done, future.result())
+        while pending:
+            done, future = pending.popleft()
+            consume(done, future.result())
+    finally:
+        for _, future in pending:
+            future.cancel()
+        executor.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,302 @@
+"""Where chunks go: one small writer class per output kind, picked by the output's suffix.
+
+A writer takes each batch as the core wrote it (``_core.write_documents``: JSON Lines bytes,
+or Arrow-ready columns) and appears under its final name only on :meth:`Writer.commit`; until
+then it writes into a temporary file next to it, removed by :meth:`Writer.discard`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import sys
+import tempfile
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import pyarrow as pa
+
+
+class OutputError(Exception):
+    """The output cannot be written as asked (a usage error: the run does not start)."""
+
+
+class AtomicFile:
+    """A file that appears under its name, complete, only when :meth:`commit` is called.
+
+    Output goes to a temporary file in the same folder, renamed over the target at the end,
+    so a failed or interrupted run never leaves a half-written file (nor clobbers an old one).
+    """
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        folder = os.path.dirname(os.path.abspath(target))
+        descriptor, self.temp_path = tempfile.mkstemp(
+            prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder
+        )
+        self.file: BinaryIO = os.fdopen(descriptor, "wb")
+
+    def commit(self) -> None:
+        """Flush the temporary file and move it over the target."""
+        if not self.file.closed:
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            self.file.close()
+        os.chmod(self.temp_path, _mode_for(self.target))
+        os.replace(self.temp_path, self.target)
+
+    def discard(self) -> None:
+        """Remove the temporary file; the target is left as it was."""
+        with contextlib.suppress(OSError):
+            self.file.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.temp_path)
+
+
+def _mode_for(target: str) -> int:
+    # mkstemp creates the file 0600; give it the mode an ordinary open() would have.
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+class Writer:
+    """The base of every output kind: the core format it takes, and the commit protocol."""
+
+    core_format: ClassVar[str]
+    suffixes: ClassVar[tuple[str, ...]]
+
+    def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
+        """Write one batch: what ``_core.write_documents`` returned for these documents."""
+        raise NotImplementedError
+
+    def commit(self) -> None:
+        """Finish the output and make it appear under its final name."""
+        raise NotImplementedError
+
+    def discard(self) -> None:
+        """Drop everything written (the run failed or was interrupted)."""
+        raise NotImplementedError
+
+
+class JsonlWriter(Writer):
+    """JSON Lines, one object per chunk, to a file or to stdout (``-``)."""
+
+    core_format = "jsonl"
+    suffixes = (".jsonl", ".json", ".ndjson")
+
+    def __init__(self, target: str) -> None:
+        self._atomic: AtomicFile | None = None
+        if target == "-":
+            sys.stdout.flush()
+            self._sink: BinaryIO = sys.stdout.buffer
+        else:
+            self._atomic = AtomicFile(target)
+            self._sink = self._atomic.file
+
+    def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
+        """Append the batch's records."""
+        self._sink.write(written)
+
+    def commit(self) -> None:
+        """Rename the file into place (or flush stdout)."""
+        if self._atomic is None:
+            self._sink.flush()
+        else:
+            self._atomic.commit()
+
+    def discard(self) -> None:
+        """Remove the temporary file (what reached stdout stays there)."""
+        if self._atomic is not None:
+            self._atomic.discard()
+
+
+# Rows gathered before a Parquet row group is written: readers skip row groups by their
+# statistics, and many small groups (one per batch) made files slower to scan.
+ROW_GROUP_ROWS = 64 * 1024
+DICTIONARY_COLUMNS = ["document_id", "source"]
+STATISTICS_COLUMNS = [
+    "document_id", "source", "level", "index", "start_char", "end_char", "start_byte", "end_byte",
+]  # fmt: skip
+
+
+class ParquetWriter(Writer):
+    """Parquet (pyarrow), one row per chunk, parents and children together; see ``SCHEMA``."""
+
+    core_format = "columns"
+    suffixes = (".parquet", ".pq")
+
+    def __init__(self, target: str) -> None:
+        try:
+            import pyarrow.parquet as pq  # noqa: PLC0415
+        except ImportError:
+            raise OutputError(
+                f"-o {target}: Parquet output needs pyarrow: pip install 'spanchunk[parquet]'"
+            ) from None
+        self._atomic = AtomicFile(target)
+        # pyarrow opens the temporary file by name; the handle mkstemp gave is not needed.
+        self._atomic.file.close()
+        self._writer = pq.ParquetWriter(
+            self._atomic.temp_path,
+            parquet_schema(),
+            # Dictionaries and min/max statistics pay off on the repeated and numeric columns;
+            # on chunk texts and ids they were work thrown away (every value is distinct).
+            use_dictionary=DICTIONARY_COLUMNS,
+            write_statistics=STATISTICS_COLUMNS,
+        )
+        self._pending: list[pa.Table] = []
+        self._pending_rows = 0
+
+    def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
+        """Turn the batch's columns into Arrow arrays and queue them for the next row group."""
+        if not written["rows"]:
+            return
+        self._pending.append(columns_table(written, sources, document_ids))
+        self._pending_rows += written["rows"]
+        if self._pending_rows >= ROW_GROUP_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa  # noqa: PLC0415
+
+        if self._pending:
+            self._writer.write_table(pa.concat_tables(self._pending), row_group_size=1 << 30)
+            self._pending = []
+            self._pending_rows = 0
+
+    def commit(self) -> None:
+        """Write the last row group and the footer, then rename the file into place."""
+        self._flush()
+        self._writer.close()
+        with open(self._atomic.temp_path, "rb+") as file:
+            os.fsync(file.fileno())
+        self._atomic.commit()
+
+    def discard(self) -> None:
+        """Close and remove the temporary file."""
+        with contextlib.suppress(Exception):
+            self._writer.close()
+        self._atomic.discard()
+
+
+def parquet_schema() -> pa.Schema:
+    """The Arrow schema of the Parquet output (documented in the README)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return pa.schema(
+        [
+            pa.field("id", pa.string(), nullable=False),
+            pa.field("document_id", pa.string(), nullable=False),
+            pa.field("source", pa.string(), nullable=False),
+            pa.field("level", pa.int8(), nullable=False),
+            pa.field("index", pa.int32(), nullable=False),
+            pa.field("parent_id", pa.string()),
+            pa.field("child_ids", pa.list_(pa.string()), nullable=False),
+            pa.field("start_char", pa.int64(), nullable=False),
+            pa.field("end_char", pa.int64(), nullable=False),
+            pa.field("start_byte", pa.int64(), nullable=False),
+            pa.field("end_byte", pa.int64(), nullable=False),
+            pa.field("text", pa.large_string(), nullable=False),
+            pa.field("headings", pa.list_(pa.string())),
+        ]
+    )
+
+
+def _hex_ids(pa: Any, np: Any, data: bytes, validity: Any = None) -> pa.Array:
+    """A string array of 16-hex-digit ids stored back to back in ``data``."""
+    count = len(data) // 16
+    offsets = np.arange(0, 16 * (count + 1), 16, dtype=np.int32)
+    buffers = [validity, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(pa.string(), count, buffers)
+
+
+def columns_table(
+    columns: dict[str, Any], sources: Sequence[str], document_ids: Sequence[str]
+) -> pa.Table:
+    """One batch's columns (``_core.write_documents(..., format="columns")``) as a table."""
+    import numpy as np  # noqa: PLC0415
+    import pyarrow as pa  # noqa: PLC0415
+
+    rows = columns["rows"]
+    has_parent = columns["has_parent"]
+    parent_ids = _hex_ids(pa, np, columns["parent_id"])
+    parent_ids = pa.Array.from_buffers(
+        pa.string(),
+        rows,
+        [pa.py_buffer(np.packbits(has_parent, bitorder="little")), *parent_ids.buffers()[1:]],
+        null_count=rows - int(np.count_nonzero(has_parent)),
+    )
+    child_ids = pa.ListArray.from_arrays(
+        pa.array(columns["child_offsets"].astype(np.int32)), _hex_ids(pa, np, columns["child_ids"])
+    )
+    text = pa.Array.from_buffers(
+        pa.large_string(),
+        rows,
+        [None, pa.py_buffer(columns["text_offsets"]), pa.py_buffer(columns["text"])],
+    )
+    heading_values = pa.Array.from_buffers(
+        pa.string(),
+        len(columns["heading_text_offsets"]) - 1,
+        [
+            None,
+            pa.py_buffer(columns["heading_text_offsets"].astype(np.int32)),
+            pa.py_buffer(columns["heading_text"]),
+        ],
+    )
+    headings = pa.ListArray.from_arrays(
+        pa.array(columns["heading_offsets"].astype(np.int32)),
+        heading_values,
+        mask=pa.array(~columns["has_headings"]),
+    )
+    document = pa.array(columns["document"])
+    arrays = [
+        _hex_ids(pa, np, columns["id"]),
+        pa.array(document_ids, pa.string()).take(document),
+        pa.array(sources, pa.string()).take(document),
+        pa.array(columns["level"].astype(np.int8)),
+        pa.array(columns["index"].astype(np.int32)),
+        parent_ids,
+        child_ids,
+        pa.array(columns["start_char"]),
+        pa.array(columns["end_char"]),
+        pa.array(columns["start_byte"]),
+        pa.array(columns["end_byte"]),
+        text,
+        headings,
+    ]
+    return pa.Table.from_arrays(arrays, schema=parquet_schema())
+
+
+# Output kinds by suffix; anything else is refused rather than written as JSON Lines under a
+# name that promises another format.
+WRITERS: tuple[type[Writer], ...] = (JsonlWriter, ParquetWriter)
+NOT_YET = {
+    ".sqlite": "SQLite",
+    ".sqlite3": "SQLite",
+    ".db": "SQLite",
+}
+
+
+def writer_class(target: str) -> type[Writer]:
+    """The writer of ``target`` by its suffix ('-': JSON Lines on stdout).
+
+    Raises:
+        OutputError: the suffix names a format this version cannot write.
+    """
+    if target == "-":
+        return JsonlWriter
+    suffix = os.path.splitext(target)[1].lower()
+    for writer in WRITERS:
+        if suffix in writer.suffixes:
+            return writer
+    if suffix in NOT_YET:
+        raise OutputError(
+            f"-o {target}: {NOT_YET[suffix]} output is not supported yet; write .jsonl or .parquet"
+        )
+    return JsonlWriter  # any other name: JSON Lines, as before there were other kinds

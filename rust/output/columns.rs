@@ -1,0 +1,174 @@
+//! The chunks of a batch of documents as columns, laid out as Arrow buffers (offsets and
+//! values), so that a Parquet writer builds its arrays without a Python object per chunk.
+
+use super::{heading_path, hex_id, Document, Family};
+use crate::markdown::Outline;
+use crate::tree::SpanTable;
+
+/// Columns of every chunk of a batch, one entry per chunk (row) unless said otherwise.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Columns {
+    /// The position of the row's document in the batch.
+    pub document: Vec<i64>,
+    /// 0: leaves (children); 1 and up: parents.
+    pub level: Vec<i64>,
+    /// Position among the chunks of its level and parent.
+    pub index: Vec<i64>,
+    /// Char span, in the document.
+    pub start_char: Vec<i64>,
+    /// See `start_char`.
+    pub end_char: Vec<i64>,
+    /// UTF-8 byte span, in the document.
+    pub start_byte: Vec<i64>,
+    /// See `start_byte`.
+    pub end_byte: Vec<i64>,
+    /// 16 hex digits per row.
+    pub id: Vec<u8>,
+    /// 16 hex digits per row, zeros where `has_parent` is false.
+    pub parent_id: Vec<u8>,
+    /// Whether the row has a parent (false at the top level).
+    pub has_parent: Vec<bool>,
+    /// Row `r`'s child ids are values `child_offsets[r]..child_offsets[r + 1]` of `child_ids`.
+    pub child_offsets: Vec<i64>,
+    /// 16 hex digits per child id.
+    pub child_ids: Vec<u8>,
+    /// Row `r`'s text is `text[text_offsets[r]..text_offsets[r + 1]]`.
+    pub text_offsets: Vec<i64>,
+    /// The chunks' texts, one after the other.
+    pub text: Vec<u8>,
+    /// Whether the row has a heading path (its document is Markdown).
+    pub has_headings: Vec<bool>,
+    /// Row `r`'s headings are entries `heading_offsets[r]..heading_offsets[r + 1]`.
+    pub heading_offsets: Vec<i64>,
+    /// Entry `e` is `heading_text[heading_text_offsets[e]..heading_text_offsets[e + 1]]`.
+    pub heading_text_offsets: Vec<i64>,
+    /// The heading texts, one after the other.
+    pub heading_text: Vec<u8>,
+}
+
+impl Default for Columns {
+    fn default() -> Self {
+        Self {
+            document: Vec::new(),
+            level: Vec::new(),
+            index: Vec::new(),
+            start_char: Vec::new(),
+            end_char: Vec::new(),
+            start_byte: Vec::new(),
+            end_byte: Vec::new(),
+            id: Vec::new(),
+            parent_id: Vec::new(),
+            has_parent: Vec::new(),
+            child_offsets: vec![0],
+            child_ids: Vec::new(),
+            text_offsets: vec![0],
+            text: Vec::new(),
+            has_headings: Vec::new(),
+            heading_offsets: vec![0],
+            heading_text_offsets: vec![0],
+            heading_text: Vec::new(),
+        }
+    }
+}
+
+fn offset(length: usize) -> i64 {
+    i64::try_from(length).unwrap_or(i64::MAX)
+}
+
+impl Columns {
+    /// Number of rows.
+    #[must_use]
+    pub fn rows(&self) -> usize {
+        self.level.len()
+    }
+
+    /// Appends the rows of one document, numbered `position` in the batch.
+    pub fn push_document(
+        &mut self,
+        position: usize,
+        document: &Document<'_>,
+        table: &SpanTable,
+        outline: Option<&Outline>,
+    ) {
+        let family = Family::new(document, table);
+        let position = offset(position);
+        for (row, record) in table.records.iter().enumerate() {
+            let [level, index, _, start_byte, end_byte, start_char, end_char] = record.0;
+            self.document.push(position);
+            self.level.push(level);
+            self.index.push(index);
+            self.start_char.push(start_char);
+            self.end_char.push(end_char);
+            self.start_byte.push(start_byte);
+            self.end_byte.push(end_byte);
+            self.id.extend_from_slice(&hex_id(family.ids[row]));
+            if let Some(parent) = family.parents[row] {
+                self.parent_id
+                    .extend_from_slice(&hex_id(family.ids[parent]));
+                self.has_parent.push(true);
+            } else {
+                self.parent_id.extend_from_slice(&[b'0'; 16]);
+                self.has_parent.push(false);
+            }
+            for &child in family.children_of(row) {
+                self.child_ids.extend_from_slice(&hex_id(family.ids[child]));
+            }
+            self.child_offsets.push(offset(self.child_ids.len() / 16));
+            let start = usize::try_from(start_byte).unwrap_or(0);
+            let end = usize::try_from(end_byte).unwrap_or(0);
+            self.text
+                .extend_from_slice(document.text.get(start..end).unwrap_or_default().as_bytes());
+            self.text_offsets.push(offset(self.text.len()));
+            self.has_headings.push(outline.is_some());
+            if let Some(outline) = outline {
+                for heading in heading_path(outline, start) {
+                    self.heading_text.extend_from_slice(heading.as_bytes());
+                    self.heading_text_offsets
+                        .push(offset(self.heading_text.len()));
+                }
+            }
+            self.heading_offsets
+                .push(offset(self.heading_text_offsets.len() - 1));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree::SpanRecord;
+
+    #[test]
+    fn columns_hold_every_row() {
+        let text = "# A\n\nxy";
+        let table = SpanTable {
+            records: vec![
+                SpanRecord([1, 0, -1, 0, 7, 0, 7]),
+                SpanRecord([0, 0, 0, 0, 3, 0, 3]),
+                SpanRecord([0, 1, 0, 5, 7, 5, 7]),
+            ],
+        };
+        let document = Document {
+            text,
+            source: "n.md",
+            document_id: "d",
+            fingerprint: "f",
+        };
+        let mut columns = Columns::default();
+        columns.push_document(0, &document, &table, None);
+        columns.push_document(1, &document, &table, Some(&Outline::parse(text)));
+        assert_eq!(columns.rows(), 6);
+        assert_eq!(columns.document, vec![0, 0, 0, 1, 1, 1]);
+        assert_eq!(columns.text_offsets, vec![0, 7, 10, 12, 19, 22, 24]);
+        assert_eq!(&columns.text[7..12], b"# Axy");
+        assert_eq!(columns.child_offsets, vec![0, 2, 2, 2, 4, 4, 4]);
+        assert_eq!(
+            columns.has_parent,
+            vec![false, true, true, false, true, true]
+        );
+        assert_eq!(&columns.child_ids[..16], &columns.id[16..32]);
+        assert_eq!(&columns.parent_id[16..32], &columns.id[..16]);
+        assert_eq!(columns.heading_offsets, vec![0, 0, 0, 0, 1, 2, 3]);
+        assert_eq!(columns.heading_text, b"AAA");
+    }
+}

@@ -1,0 +1,242 @@
+"""The ``spanchunk chunk`` job: output records, byte for byte, in every output kind.
+
+JSON Lines must be exactly what ``json.dumps`` gave for each chunk's record before the core
+wrote them (the reference below rebuilds that from the public API), and every output must
+round-trip: each chunk's text is its span of the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import corpus_root
+from spanchunk import Document, ParentChildChunker
+from spanchunk.cli import main
+
+TEXTS = {
+    "a.txt": "Small chunks find, big chunks explain.\n\n" * 40,
+    "b/c.md": '# Title\n\nIntro "quoted" \\ back\tslash.\n\n## Part\n\n' + "Body. " * 300,
+    "b/d.txt": "émoji 🦀 and CJK 日本語, CRLF\r\nand NUL-free controls \x01\x1f.\n" * 60,
+    "e.markdown": "\ufeff# BOM heading\n\ntext\n",
+    "empty.txt": "",
+}
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "in"
+    for name, text in TEXTS.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+    return root
+
+
+def reference_jsonl(paths: list[str], **settings: Any) -> bytes:
+    """What the job wrote before the core did: json.dumps of each chunk's record."""
+    chunkers = {
+        markdown: ParentChildChunker(parent_chunker="markdown" if markdown else None, **settings)
+        for markdown in (False, True)
+    }
+    lines = []
+    for path in paths:
+        text = Path(path).read_bytes().decode("utf-8")
+        chunker = chunkers[path.lower().endswith((".md", ".markdown"))]
+        for chunk in chunker.chunk_tree(Document(text, source=path)):
+            record: dict[str, object] = {
+                "id": chunk.id,
+                "document_id": chunk.document_id,
+                "source": path,
+                "level": chunk.level,
+                "index": chunk.index,
+                "parent_id": chunk.parent_id,
+                "child_ids": list(chunk.child_ids),
+                "start_char": chunk.start_char,
+                "end_char": chunk.end_char,
+                "start_byte": chunk.start_byte,
+                "end_byte": chunk.end_byte,
+                "text": chunk.text,
+            }
+            headings = chunk.metadata.get("headings")
+            if headings is not None:
+                record["headings"] = list(headings)
+            lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+    return "".join(lines).encode("utf-8")
+
+
+def sorted_files(root: Path) -> list[str]:
+    return sorted(
+        (str(path) for path in root.rglob("*") if path.is_file()),
+        key=lambda path: Path(path).relative_to(root).parts,
+    )
+
+
+def run(*args: str) -> int:
+    return main(["chunk", *args])
+
+
+def test_jsonl_is_byte_identical_to_json_dumps(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    assert run(str(tree), "--parent-size", "300", "--child-size", "60", "-o", str(out)) == 0
+    expected = reference_jsonl(sorted_files(tree), parent_size=300, child_size=60)
+    assert out.read_bytes() == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "settings"),
+    [
+        (["--unit", "byte", "--overlap", "10"], {"unit": "byte", "child_overlap": 10}),
+        (["--unit", "token"], {"unit": "token", "encoding": "o200k_base"}),
+        (
+            ["--unit", "token", "--encoding", "cl100k_base"],
+            {"unit": "token", "encoding": "cl100k_base"},
+        ),
+    ],
+)
+def test_settings_reach_the_chunker(
+    tree: Path, tmp_path: Path, args: list[str], settings: dict[str, Any]
+) -> None:
+    out = tmp_path / "out.jsonl"
+    sizes = ["--parent-size", "200", "--child-size", "50"]
+    assert run(str(tree), *sizes, *args, "-o", str(out)) == 0
+    expected = reference_jsonl(sorted_files(tree), parent_size=200, child_size=50, **settings)
+    assert out.read_bytes() == expected
+
+
+def test_child_unit_cuts_children_in_their_own_unit(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    assert run(str(tree / "a.txt"), "--parent-size", "400", "--child-size", "30",
+               "--child-unit", "byte", "-o", str(out)) == 0  # fmt: skip
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    children = [r for r in records if r["level"] == 0]
+    assert children and all(r["end_byte"] - r["start_byte"] <= 30 for r in children)
+    assert max(r["end_char"] - r["start_char"] for r in records if r["level"] == 1) > 300
+
+
+def test_stdout_is_the_default(tree: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    assert run(str(tree / "a.txt"), "--workers", "1") == 0
+    assert capsysbinary.readouterr().out == reference_jsonl([str(tree / "a.txt")])
+
+
+def check_round_trip(records: list[dict[str, Any]]) -> None:
+    """Every chunk's text is its span of the file, and parents and children link up."""
+    by_id = {record["id"]: record for record in records}
+    texts: dict[str, str] = {}
+    for record in records:
+        source = record["source"]
+        if source not in texts:
+            texts[source] = Path(source).read_bytes().decode("utf-8")
+        text = texts[source]
+        assert record["text"] == text[record["start_char"] : record["end_char"]]
+        encoded = text.encode("utf-8")
+        assert record["text"].encode("utf-8") == encoded[record["start_byte"] : record["end_byte"]]
+        for child in record["child_ids"]:
+            assert by_id[child]["parent_id"] == record["id"]
+        if record["parent_id"] is not None:
+            assert record["id"] in by_id[record["parent_id"]]["child_ids"]
+
+
+def test_jsonl_round_trips(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    assert run(str(tree), "--parent-size", "120", "--child-size", "30", "-o", str(out)) == 0
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert {r["level"] for r in records} == {0, 1}
+    check_round_trip(records)
+
+
+def test_parquet_round_trips_and_matches_jsonl(tree: Path, tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "out.parquet"
+    jsonl = tmp_path / "out.jsonl"
+    settings = ["--parent-size", "120", "--child-size", "30"]
+    assert run(str(tree), *settings, "-o", str(out)) == 0
+    assert run(str(tree), *settings, "-o", str(jsonl)) == 0
+    table = pq.read_table(out)
+    assert table.schema.field("level").type == "int8"
+    assert str(table.schema.field("headings").type.value_type) == "string"
+    rows = table.to_pylist()
+    expected = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        if row["headings"] is None:
+            del row["headings"]
+    assert rows == expected
+    check_round_trip(rows)
+
+
+def test_parquet_reads_in_pandas(tree: Path, tmp_path: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    out = tmp_path / "out.parquet"
+    assert run(str(tree), "-o", str(out)) == 0
+    frame = pd.read_parquet(out)
+    assert list(frame.columns) == [
+        "id", "document_id", "source", "level", "index", "parent_id", "child_ids",
+        "start_char", "end_char", "start_byte", "end_byte", "text", "headings",
+    ]  # fmt: skip
+    assert set(frame["level"]) == {0, 1}
+    assert frame["parent_id"].isna().sum() == (frame["level"] == 1).sum()
+
+
+def test_parquet_reads_in_polars_and_duckdb(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    assert run(str(tree), "-o", str(out)) == 0
+    polars = pytest.importorskip("polars")
+    frame = polars.read_parquet(out)
+    assert frame.height == len(frame.filter(polars.col("text").str.len_bytes() >= 0))
+    duckdb = pytest.importorskip("duckdb")
+    rows = duckdb.sql(f"select count(*) from '{out}' where level = 0").fetchall()
+    assert rows[0][0] == int((frame["level"] == 0).sum())
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_two_workers_write_what_one_writes(tmp_path: Path, suffix: str) -> None:
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow")
+    root = corpus_root()
+    if not root.is_dir():
+        pytest.skip(f"corpus folder {root} is absent")
+    outputs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}{suffix}"
+        assert run(str(root), "--workers", workers, "-o", str(out)) == 0
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+    if suffix == ".jsonl":
+        files = sorted_files(root)
+        # The corpus README is part of the folder, so compare on the whole folder's files.
+        assert outputs[0] == reference_jsonl([f for f in files if not Path(f).name.startswith(".")])
+
+
+def test_process_pool_writes_what_threads_write(tree: Path, tmp_path: Path) -> None:
+    outputs = []
+    for pool in ("thread", "process"):
+        out = tmp_path / f"{pool}.jsonl"
+        assert run(str(tree), "--workers", "2", "--pool", pool, "-o", str(out)) == 0
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+
+
+def test_sqlite_is_refused_for_now(tree: Path, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run(str(tree), "-o", str(tmp_path / "out.sqlite"))
+    assert exited.value.code == 2
+    assert not os.listdir(tmp_path) or "out.sqlite" not in os.listdir(tmp_path)
+
+
+def test_summary_counts_and_percentiles(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copy(tree / "a.txt", tree / "bin.dat")
+    (tree / "bin.dat").write_bytes(b"\x00\x01binary")
+    assert run(str(tree), "-o", str(tmp_path / "out.jsonl")) == 0
+    err = capsys.readouterr().err
+    assert "5 documents" in err
+    assert "1 skipped (1 binary)" in err
+    assert "bin.dat" not in err
+    assert "parents (chars): p50" in err
+    assert "children (chars): p50" in err
+    assert "MB/s" in err

@@ -1,0 +1,305 @@
+"""``spanchunk chunk``: picking files (globs, binaries, links) and failing cleanly."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import spanchunk.cli._job as job
+import spanchunk.cli._writers as writers
+from spanchunk.cli import glob_matches, main
+from spanchunk.cli._report import Reporter, Totals
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str) -> int:
+    return main(["chunk", *args])
+
+
+def sources(out: Path) -> list[str]:
+    seen: list[str] = []
+    for line in out.read_text(encoding="utf-8").splitlines():
+        source = json.loads(line)["source"]
+        if source not in seen:
+            seen.append(source)
+    return seen
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "in"
+    for name in ["a.md", "b.txt", "docs/c.md", "docs/deep/d.md", "src/e.py", "node_modules/f.md"]:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"Text of {name}.\n", encoding="utf-8")
+    (root / ".hidden.md").write_text("hidden", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("glob", "path", "expected"),
+    [
+        ("*.md", "a.md", True),
+        ("*.md", "docs/deep/d.md", True),
+        ("*.md", "a.txt", False),
+        ("docs/*.md", "docs/c.md", True),
+        ("docs/*.md", "docs/deep/d.md", False),
+        ("docs/**/*.md", "docs/deep/d.md", True),
+        ("docs/**", "docs/deep/d.md", True),
+        ("node_modules", "node_modules", True),
+        ("[ab].*", "b.txt", True),
+        ("?.md", "ab.md", False),
+    ],
+)
+def test_globs_match_as_ripgrep_does(glob: str, path: str, expected: bool) -> None:
+    assert glob_matches(glob, path) is expected
+
+
+def relative(out: Path, root: Path) -> list[str]:
+    return [Path(source).relative_to(root).as_posix() for source in sources(out)]
+
+
+def test_include_and_exclude(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    assert run(str(tree), "-o", str(out)) == 0
+    assert relative(out, tree) == [
+        "a.md", "b.txt", "docs/c.md", "docs/deep/d.md", "node_modules/f.md", "src/e.py",
+    ]  # fmt: skip
+    assert run(str(tree), "--include", "*.md", "--exclude", "node_modules", "-o", str(out)) == 0
+    assert relative(out, tree) == ["a.md", "docs/c.md", "docs/deep/d.md"]
+    assert run(str(tree), "-g", "docs/**", "-g", "*.py", "--exclude", "deep", "-o", str(out)) == 0
+    assert relative(out, tree) == ["docs/c.md", "src/e.py"]
+    # Globs are relative to each PATH argument.
+    assert run(str(tree / "docs"), "--include", "c.md", "-o", str(out)) == 0
+    assert relative(out, tree) == ["docs/c.md"]
+
+
+def test_binary_files_are_counted_not_listed(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tree / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00" + b"x" * 100)
+    (tree / "late_nul.txt").write_bytes(b"a" * 9000 + b"\x00")  # past the 8 KB probe
+    out = tmp_path / "out.jsonl"
+    assert run(str(tree), "-o", str(out)) == 0
+    err = capsys.readouterr().err
+    assert "image.png" not in err
+    assert "1 binary" in err
+    assert any(source.endswith("late_nul.txt") for source in sources(out))
+    assert run(str(tree), "--verbose", "-o", str(out)) == 0
+    assert "image.png: binary" in capsys.readouterr().err
+
+
+def test_not_utf8_is_reported_once_each(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tree / "latin1.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+    out = tmp_path / "out.jsonl"
+    assert run(str(tree), "-o", str(out)) == 0
+    err = capsys.readouterr().err
+    assert err.count("latin1.txt") == 1
+    assert "not UTF-8 (byte 0xe9 at offset 3)" in err
+    assert "1 not UTF-8" in err
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
+def test_unreadable_file_and_folder(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tree / "b.txt").chmod(0)
+    (tree / "docs").chmod(0)
+    try:
+        out = tmp_path / "out.jsonl"
+        assert run(str(tree), "-o", str(out)) == 0
+    finally:
+        (tree / "docs").chmod(0o755)
+        (tree / "b.txt").chmod(0o644)
+    err = capsys.readouterr().err
+    assert "b.txt: Permission denied" in err
+    assert "docs: Permission denied" in err
+
+
+def test_unreadable_file_as_root_too(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real_open = open
+
+    def failing_open(path: object, *args: object, **kwargs: object) -> object:
+        if str(path).endswith("b.txt"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(job, "open", failing_open, raising=False)
+    out = tmp_path / "out.jsonl"
+    assert run(str(tree), "--workers", "1", "-o", str(out)) == 0
+    assert "b.txt: Permission denied" in capsys.readouterr().err
+    assert not any(source.endswith("b.txt") for source in sources(out))
+
+
+def test_broken_symlink_and_missing_path(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tree / "gone.md").symlink_to(tree / "nowhere.md")
+    out = tmp_path / "out.jsonl"
+    assert run(str(tree), str(tmp_path / "missing.txt"), "-o", str(out)) == 0
+    err = capsys.readouterr().err
+    assert "gone.md: broken symbolic link" in err
+    assert "missing.txt: No such file or directory" in err
+
+
+def test_file_changing_while_read_is_skipped(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real_fstat = os.fstat
+    calls = {"count": 0}
+
+    def growing_fstat(descriptor: int) -> os.stat_result:
+        result = real_fstat(descriptor)
+        calls["count"] += 1
+        if calls["count"] == 2:  # the second look at the first file: it grew meanwhile
+            fields = list(result)
+            fields[6] += 10  # st_size
+            return os.stat_result(fields)
+        return result
+
+    monkeypatch.setattr(job.os, "fstat", growing_fstat)
+    out = tmp_path / "out.jsonl"
+    assert run(str(tree), "--workers", "1", "-o", str(out)) == 0
+    assert "a.md: the file changed while it was read" in capsys.readouterr().err
+    assert not any(source.endswith("a.md") for source in sources(out))
+
+
+def test_nothing_chunked_fails_and_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "bin").write_bytes(b"\x00" * 10)
+    out = tmp_path / "out.jsonl"
+    assert run(str(tmp_path / "bin"), "-o", str(out)) == 1
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["bin"]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_full_disk_leaves_no_output(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow")
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    if suffix == ".jsonl":
+        monkeypatch.setattr(writers.JsonlWriter, "write", full)
+    else:
+        monkeypatch.setattr(writers.ParquetWriter, "commit", full)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    assert run(str(tree), "-o", str(out_dir / f"chunks{suffix}")) == 1
+    assert "No space left on device" in capsys.readouterr().err
+    assert list(out_dir.iterdir()) == []
+
+
+def test_full_disk_on_a_real_tmpfs(tree: Path, tmp_path: Path) -> None:
+    mount = tmp_path / "small"
+    mount.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(mount)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        big = tree / "big.txt"
+        big.write_text("Words words words.\n" * 5000, encoding="utf-8")
+        result = subprocess.run(
+            [sys.executable, "-m", "spanchunk", "chunk", str(tree), "-o", str(mount / "o.jsonl")],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )
+        assert result.returncode == 1, result.stderr
+        assert "No space left on device" in result.stderr
+        assert list(mount.iterdir()) == []
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+
+
+def test_closed_stdout_exits_quietly(tree: Path) -> None:
+    big = tree / "big.txt"
+    big.write_text("Words words words.\n" * 200_000, encoding="utf-8")
+    command = (
+        f"{sys.executable} -m spanchunk chunk {tree} | head -c 100 > /dev/null; "
+        "echo ${PIPESTATUS[0]}"
+    )
+    result = subprocess.run(
+        ["bash", "-c", command],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert result.stdout.strip() == "1"
+    assert "Traceback" not in result.stderr
+    assert "BrokenPipe" not in result.stderr
+
+
+def test_interrupt_leaves_no_temporary_file(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(job, "process_batch", interrupted)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    for workers in ("1", "2"):
+        assert run(str(tree), "--workers", workers, "-o", str(out_dir / "o.jsonl")) == 130
+        assert list(out_dir.iterdir()) == []
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
+    class Terminal:
+        def __init__(self) -> None:
+            self.text = ""
+
+        def isatty(self) -> bool:
+            return True
+
+        def write(self, text: str) -> int:
+            self.text += text
+            return len(text)
+
+        def flush(self) -> None:
+            pass
+
+    terminal = Terminal()
+    reporter = Reporter(terminal, verbose=False, totals=Totals())  # type: ignore[arg-type]
+    reporter.start(100, 50_000_000)
+    reporter.advance(10, 5_000_000)
+    reporter.close()
+    assert "files" in terminal.text and "B" in terminal.text
+    piped = Terminal()
+    piped.isatty = lambda: False  # type: ignore[method-assign]
+    reporter = Reporter(piped, verbose=False, totals=Totals())  # type: ignore[arg-type]
+    reporter.start(100, 50_000_000)
+    reporter.advance(10, 5_000_000)
+    reporter.close()
+    assert piped.text == ""
+
+
+def test_usage_errors(tmp_path: Path) -> None:
+    for args in (
+        ["x", "--workers", "0"],
+        ["x", "--child-size", "3000"],
+        ["x", "--encoding", "cl100k_base"],
+        ["x", "-o", str(tmp_path)],
+    ):
+        with pytest.raises(SystemExit) as exited:
+            run(*args)
+        assert exited.value.code == 2, args
