@@ -20,7 +20,7 @@ use super::atom::Atom;
 use super::config::KeepSeparator;
 use super::plan::Splitter;
 use super::{pack, sections};
-use crate::error::ChunkError;
+use crate::sizing::SizeError;
 use crate::text::chars::count_chars;
 use crate::text::span::{CharCursor, Span};
 
@@ -73,7 +73,7 @@ impl<'t> Merger<'t> {
         done: bool,
         out: &mut Vec<Span>,
         mut ranges: Option<&mut Vec<(usize, usize)>>,
-    ) -> Result<usize, ChunkError> {
+    ) -> Result<usize, SizeError> {
         let splitter = self.splitter;
         let text = self.text;
         let sizer = splitter.sizer();
@@ -109,7 +109,7 @@ impl<'t> Merger<'t> {
             let mut last = index;
             // Markdown: a heading comes only with its whole section (see `may_join`).
             let range_start = self.consumed + index == 0;
-            let heading_stops = |size: usize, next: &Atom| -> Result<bool, ChunkError> {
+            let heading_stops = |size: usize, next: &Atom| -> Result<bool, SizeError> {
                 Ok(next.heading > 0
                     && !sections::may_join(
                         splitter,
@@ -202,7 +202,7 @@ fn overlap_start(
     chunk_start: usize,
     chunk_end: usize,
     next: &Atom,
-) -> Result<Option<(usize, usize)>, ChunkError> {
+) -> Result<Option<(usize, usize)>, SizeError> {
     let Some(automaton) = splitter.any_separator() else {
         return Ok(None);
     };

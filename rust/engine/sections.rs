@@ -7,8 +7,8 @@
 
 use super::atom::Atom;
 use super::plan::Splitter;
-use crate::error::ChunkError;
 use crate::markdown::HEADING_LEVELS;
+use crate::sizing::SizeError;
 
 /// Marks, on the atoms of one cut, where each section opened by a heading atom ends: the end
 /// byte and the size of the section's atoms, for [`may_join`].
@@ -19,7 +19,7 @@ pub(crate) fn mark_sections(
     splitter: &Splitter,
     text: &str,
     atoms: &mut [Atom],
-) -> Result<(), ChunkError> {
+) -> Result<(), SizeError> {
     let Some(last) = atoms.last() else {
         return Ok(());
     };
@@ -78,7 +78,7 @@ pub(crate) fn may_join(
     first: &Atom,
     range_start: bool,
     next: &Atom,
-) -> Result<bool, ChunkError> {
+) -> Result<bool, SizeError> {
     let start_level = match first.heading {
         0 if range_start => 0,
         0 => u8::MAX,

@@ -28,7 +28,7 @@ use super::{pack, sections};
 use crate::error::ChunkError;
 use crate::markdown::{Outline, HEADING_LEVELS, STRUCTURE_LEVELS};
 use crate::sizing::token::TextMemo;
-use crate::sizing::CharIndex;
+use crate::sizing::{CharIndex, SizeError};
 use crate::text::chars::{absent_bytes, count_chars, is_char_start, is_whitespace};
 use crate::text::span::Span;
 
@@ -142,7 +142,7 @@ impl Splitter {
         (start, end, size): (usize, usize, usize),
         sink: &mut AtomSink<'_, '_, '_>,
     ) -> Result<(), ChunkError> {
-        Run { start, end, size }.flush(self, text, sink)
+        Ok(Run { start, end, size }.flush(self, text, sink)?)
     }
 
     /// Handles the piece `text[start..limit]` (under `KeepSeparator::None` the separator
@@ -159,7 +159,7 @@ impl Splitter {
             return Err(error);
         }
         let Some((content_start, content_end)) = self.content(text, start, limit) else {
-            return sink.blank(start, limit);
+            return Ok(sink.blank(start, limit)?);
         };
         let content = &text[content_start..content_end];
         // With a char index, the piece's start char too: the gap before it is then one
@@ -182,7 +182,7 @@ impl Splitter {
             ),
         };
         if let Some(size) = size.filter(|&size| size <= self.config.chunk_size) {
-            return sink.push_counted(content_start, content_end, size, level, start_char);
+            return Ok(sink.push_counted(content_start, content_end, size, level, start_char)?);
         }
         let structure = self.structure_levels();
         if level < structure {
@@ -346,7 +346,7 @@ impl Splitter {
                 )?;
             }
         }
-        run.flush(self, text, sink)
+        Ok(run.flush(self, text, sink)?)
     }
 }
 
@@ -472,7 +472,7 @@ impl Run {
         start: usize,
         end: usize,
         size: usize,
-    ) -> Result<(), ChunkError> {
+    ) -> Result<(), SizeError> {
         let limit = splitter.config.chunk_size;
         let grown = self.size + size;
         if self.end > self.start && grown > limit {
@@ -490,7 +490,7 @@ impl Run {
         splitter: &Splitter,
         text: &str,
         sink: &mut AtomSink<'_, '_, '_>,
-    ) -> Result<(), ChunkError> {
+    ) -> Result<(), SizeError> {
         if self.end == self.start {
             return Ok(());
         }
@@ -603,7 +603,7 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
     /// # Errors
     /// The sizer failed while merging. (An error of the level below is kept in `failed`
     /// and stops the cut at its next piece.)
-    fn flush(&mut self, done: bool) -> Result<(), ChunkError> {
+    fn flush(&mut self, done: bool) -> Result<(), SizeError> {
         let consumed = match self.below.as_deref_mut() {
             None => self.merger.advance(&self.atoms, done, self.out, None)?,
             Some(below) => {
@@ -637,7 +637,7 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
     }
 
     #[inline]
-    fn size_of(&self, start: usize, end: usize) -> Result<usize, ChunkError> {
+    fn size_of(&self, start: usize, end: usize) -> Result<usize, SizeError> {
         Ok(match self.chars {
             // Most gaps are a separator's few bytes: counting them beats two look-ups.
             Some(_) if end - start < 8 => self.text.as_bytes()[start..end]
@@ -656,7 +656,7 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
         lead_gap: usize,
         end: usize,
         size: usize,
-    ) -> Result<usize, ChunkError> {
+    ) -> Result<usize, SizeError> {
         if self.additive {
             Ok(first.size + lead_gap + size)
         } else {
@@ -666,7 +666,7 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
 
     /// Blank text between pieces. With trim it is simply not content; without trim it joins
     /// the previous atom, or else the next one, when the size allows.
-    fn blank(&mut self, start: usize, end: usize) -> Result<(), ChunkError> {
+    fn blank(&mut self, start: usize, end: usize) -> Result<(), SizeError> {
         let config = &self.splitter.config;
         if config.trim || config.keep_separator == KeepSeparator::None {
             return Ok(());
@@ -692,7 +692,7 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
         end: usize,
         size: usize,
         depth: usize,
-    ) -> Result<(), ChunkError> {
+    ) -> Result<(), SizeError> {
         self.push_counted(start, end, size, depth, None)
     }
 
@@ -701,12 +701,7 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
     /// char of the atom pushed last being remembered (counting the gap's bytes cost a tenth
     /// of the engine on markdown-zh, whose gaps are mostly a blank line).
     #[inline]
-    fn gap_size(
-        &self,
-        from: usize,
-        to: usize,
-        to_char: Option<usize>,
-    ) -> Result<usize, ChunkError> {
+    fn gap_size(&self, from: usize, to: usize, to_char: Option<usize>) -> Result<usize, SizeError> {
         match (self.chars, to_char) {
             (Some(index), Some(to_char)) => {
                 let from_char = if self.last_end.0 == from {
@@ -728,7 +723,7 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
         mut size: usize,
         depth: usize,
         mut start_char: Option<usize>,
-    ) -> Result<(), ChunkError> {
+    ) -> Result<(), SizeError> {
         let chunk_size = self.splitter.config.chunk_size;
         let end_char = start_char.map(|start_char| start_char + size);
         // A section's first atom never joins the atom before it (see `sections::may_join`).

@@ -248,26 +248,15 @@ mod tests {
             char_spans_to_bytes(text, &[(0, 2), (2, 3)]).unwrap(),
             [(0, 3), (3, 7)]
         );
-        let reversed = char_spans_to_bytes(text, &[(0, 9), (2, 1)]).unwrap_err();
-        assert!(matches!(
-            reversed,
-            ChunkError::InvalidSpan {
-                reason: "negative or reversed",
-                start: 2,
-                end: 1,
-                len: 3,
-                ..
-            }
-        ));
-        let past = char_spans_to_bytes(text, &[(0, 1), (1, 4)]).unwrap_err();
-        assert!(matches!(
-            past,
-            ChunkError::InvalidSpan {
-                reason: "past the end of the text",
-                start: 1,
-                end: 4,
-                ..
-            }
-        ));
+        for (spans, reason, (start, end)) in [
+            (&[(0, 9), (2, 1)][..], "negative or reversed", (2, 1)),
+            (&[(0, 1), (1, 4)][..], "past the end of the text", (1, 4)),
+        ] {
+            let error = char_spans_to_bytes(text, spans).unwrap_err();
+            assert!(
+                matches!(error, ChunkError::InvalidSpan { reason: why, start: first, end: last, len: 3, unit: "chars" } if why == reason && (first, last) == (start, end)),
+                "{error}"
+            );
+        }
     }
 }
