@@ -15,8 +15,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use _core::token::{forget_counts, TokenSizer};
-use _core::tree::tree_spans_by_atoms;
+use _core::engine::tree_spans_by_atoms;
+use _core::sizing::token::{forget_counts, TokenSizer};
 use _core::{tree_spans, Splitter, SplitterConfig, Unit};
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};

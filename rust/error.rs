@@ -2,9 +2,14 @@
 
 use thiserror::Error;
 
+/// Why a sizer could not measure a text: the sizer's own error, boxed (a Python exception,
+/// for a `length_function`), carried through the engine as [`ChunkError::Sizer`] and handed
+/// back unchanged.
+pub type SizeError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Everything the core can refuse. Messages name the setting and the fix; the Python layer
 /// shows them unchanged.
-#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[derive(Debug, Error)]
 pub enum ChunkError {
     /// A setting that cannot work, refused when the splitter is built.
     #[error("{setting}: {message}")]
@@ -41,6 +46,20 @@ pub enum ChunkError {
         /// The limit.
         chunk_size: usize,
     },
+    /// A span table given to the core (or read back from it) has a row out of range or out
+    /// of place; the message names the row.
+    #[error("{0}")]
+    InvalidTable(String),
+    /// The sizer could not measure a text (a Python `length_function` raised): its own
+    /// error, handed back unchanged (the bindings raise the original exception).
+    #[error("{0}")]
+    Sizer(SizeError),
+}
+
+impl From<SizeError> for ChunkError {
+    fn from(error: SizeError) -> Self {
+        Self::Sizer(error)
+    }
 }
 
 impl ChunkError {

@@ -49,6 +49,24 @@ pub fn chunk_hash(
     xxh3_64(&input)
 }
 
+/// The id of every row of a span table (its seven columns, `table::SPAN_COLUMNS`): a row is
+/// not checked, a level out of range counts as `u32::MAX` and a negative offset as 0 (ids of
+/// rows the chunkers never make, for tables made by hand).
+#[must_use]
+pub fn row_ids(document_id: &str, fingerprint: &str, rows: &[[i64; 7]]) -> Vec<String> {
+    rows.iter()
+        .map(|row| {
+            chunk_id(
+                document_id,
+                fingerprint,
+                u32::try_from(row[0]).unwrap_or(u32::MAX),
+                u64::try_from(row[3]).unwrap_or(0),
+                u64::try_from(row[4]).unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,5 +93,20 @@ mod tests {
         assert_eq!(first, format!("{:016x}", hasher.digest()));
         // Length prefixes keep ("ab", "c") apart from ("a", "bc").
         assert_ne!(chunk_id("ab", "c", 0, 0, 1), chunk_id("a", "bc", 0, 0, 1));
+    }
+
+    #[test]
+    fn rows_are_ids() {
+        assert_eq!(
+            row_ids(
+                "doc",
+                "fp",
+                &[[0, 0, -1, 0, 10, 0, 10], [-1, 0, 0, -5, 3, 0, 3]]
+            ),
+            [
+                chunk_id("doc", "fp", 0, 0, 10),
+                chunk_id("doc", "fp", u32::MAX, 0, 3)
+            ]
+        );
     }
 }

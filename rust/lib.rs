@@ -1,35 +1,37 @@
 //! spanchunk's core: recursive separator splitting with exact byte and char spans, for one
 //! level or a whole parent/child tree, in one pass per level and without Python.
 //!
-//! The modules never touch Python; `py.rs` (behind the `python` feature) is the only binding
-//! file, so `cargo test` runs with no interpreter.
+//! The folders, each depending only on those listed before it:
+//! - `text/`: passes over UTF-8 text that know no settings (char counts, trimming, the
+//!   separator search, the line-feed mask, spans);
+//! - `sizing/`: the [`Sizer`] trait, the built-in units, the char index and token sizers;
+//! - `markdown/`: the one Markdown parse of a document (headings, cut positions);
+//! - `table/`: the span table the engines write and the bindings read back;
+//! - `engine/`: settings, the plan a splitter is built into, the atom and seek engines,
+//!   merging, packing and the level cascade;
+//! - `output/`: the command line's writers (JSON Lines records, Arrow-ready columns) over a
+//!   cut tree;
+//! - `py/` (behind the `python` feature): the `PyO3` bindings, the only files that know Python,
+//!   so `cargo test` runs with no interpreter.
 #![warn(missing_docs, clippy::pedantic)]
 // Long argument lists mirror the documented settings one to one.
 #![allow(clippy::too_many_arguments)]
 
+pub mod engine;
 pub mod error;
 pub mod ids;
 pub mod markdown;
-pub mod merge;
 pub mod output;
-mod pack;
-mod pretoken;
-mod search;
-mod seek;
-pub mod size;
-pub mod span;
-pub mod split;
+pub mod sizing;
+pub mod table;
 #[cfg(test)]
 mod testing;
-pub mod token;
-pub mod tree;
+pub mod text;
 
 #[cfg(feature = "python")]
 mod py;
-#[cfg(feature = "python")]
-mod py_output;
 
+pub use engine::{tree_spans, KeepSeparator, Splitter, SplitterConfig, Structure};
 pub use error::ChunkError;
-pub use size::{Sizer, Unit};
-pub use split::{KeepSeparator, Splitter, SplitterConfig, Structure};
-pub use tree::{tree_spans, LevelSpans, SpanTable};
+pub use sizing::{Sizer, Unit};
+pub use table::SpanTable;

@@ -3,7 +3,7 @@
 
 use super::{heading_path, hex_id, Document, Family};
 use crate::markdown::Outline;
-use crate::tree::SpanTable;
+use crate::table::SpanTable;
 
 /// Columns of every chunk of a batch, one entry per chunk (row) unless said otherwise.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +136,7 @@ impl Columns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::SpanRecord;
+    use crate::table::SpanRecord;
 
     #[test]
     fn columns_hold_every_row() {

@@ -4,7 +4,7 @@
 
 use super::{heading_path, hex_id, Document, Family};
 use crate::markdown::Outline;
-use crate::tree::SpanTable;
+use crate::table::SpanTable;
 
 /// What each byte becomes inside a JSON string: 0 (itself), a letter (`\` and that letter)
 /// or `u` (`\u00XX`), as `json.dumps` escapes.
@@ -248,7 +248,7 @@ pub fn write_document(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::SpanRecord;
+    use crate::table::SpanRecord;
 
     fn escaped(text: &str) -> String {
         let mut out = Vec::new();

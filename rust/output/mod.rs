@@ -17,7 +17,7 @@ pub mod jsonl;
 
 use crate::ids;
 use crate::markdown::Outline;
-use crate::tree::SpanTable;
+use crate::table::SpanTable;
 
 /// One document to write: its text, where it came from, and what its chunk ids hash.
 #[derive(Debug, Clone, Copy)]
@@ -119,7 +119,7 @@ pub fn hex_id(id: u64) -> [u8; 16] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::SpanRecord;
+    use crate::table::SpanRecord;
 
     #[test]
     fn family_links_parents_and_children() {

@@ -1,47 +1,8 @@
-//! Markdown structure for the splitting engine: one `CommonMark` parse (`pulldown-cmark`, with
-//! offsets) turns a document into sorted lists of cut positions, which the engine uses as its
-//! coarsest separator levels (see `Splitter::split_piece`), and into the list of headings
-//! that gives every chunk its heading path.
-//!
-//! Structure levels, coarsest first:
-//! - 0 to 5: the starts of the sections of headings h1 to h6 (ATX or setext, at the top level
-//!   of the document; a `#` in a code fence, a block quote or a list is not a section);
-//! - 6 (`BLOCK_LEVEL`): the starts of the top-level blocks (paragraphs, code blocks, tables,
-//!   block quotes, HTML, thematic breaks, front matter) and of the items of top-level lists;
-//! - 7 (`INNER_LEVEL`): the starts of every other block (nested items, paragraphs inside
-//!   items and quotes) and of every table row.
-//!
-//! Every position is moved back to the start of its line, so a cut never separates a list
-//! marker or a `>` from its text; a code block or a table row holds no cut position, so it is
-//! never cut while it fits.
-//!
-//! Merging (`may_join`): a chunk takes the start of a section (a heading) that is not its own
-//! first line only when the chunk began at a heading of the same or a higher level (or at the
-//! start of the range being cut), and only with the whole section: small sibling sections
-//! merge up to the size, but a chunk never ends inside a section it entered, and never runs
-//! from one section into a section of a higher level or of another parent heading.
-//!
-//! Performance notes (release build, markdown-en, 1.22 MB, one thread): the parse is most of
-//! the cost. pulldown-cmark's block pass takes 1.7 ms and walking the events (which parses
-//! every paragraph's inlines, needed only for headings; the parser has no block-only mode)
-//! 1.15 ms; its options make no measurable difference. The parse runs once per document for
-//! every level (`tree::tree_spans_outlined`) and the same outline gives the heading paths, so
-//! `ParentChildChunker(2000, 400, parent_chunker="markdown").spans` costs 4.6 ms against
-//! 1.3 ms for plain text. Cut positions are sorted lists searched by bisection per piece:
-//! no pass over the text besides the parse.
+//! The one `CommonMark` parse of a Markdown document: its headings and its cut positions.
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-use crate::split::{Atom, Splitter};
-
-/// Heading levels, h1 to h6: structure levels 0 to 5.
-pub const HEADING_LEVELS: usize = 6;
-/// The structure level of top-level blocks.
-pub const BLOCK_LEVEL: usize = 6;
-/// The structure level of nested blocks and table rows.
-pub const INNER_LEVEL: usize = 7;
-/// How many structure levels come before the literal separators.
-pub const STRUCTURE_LEVELS: usize = 8;
+use super::{BLOCK_LEVEL, INNER_LEVEL, STRUCTURE_LEVELS};
 
 /// A heading of the document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -243,78 +204,6 @@ impl Outline {
     }
 }
 
-/// Marks, on the atoms of one cut, where each section opened by a heading atom ends: the end
-/// byte and the size of the section's atoms, for [`may_join`].
-pub(crate) fn mark_sections(splitter: &Splitter, text: &str, atoms: &mut [Atom]) {
-    let Some(last) = atoms.last() else { return };
-    let range_end = last.end;
-    let additive = splitter.sizer().is_additive();
-    // Running sizes: `before[i]` is the size of atoms[..i] with the gaps between them.
-    let mut next_at_level = [atoms.len(); HEADING_LEVELS + 1];
-    let mut running = 0_usize;
-    let mut before = Vec::with_capacity(if additive { atoms.len() + 1 } else { 0 });
-    if additive {
-        before.push(0);
-        for atom in atoms.iter() {
-            running += atom.lead_gap + atom.size;
-            before.push(running);
-        }
-    }
-    for row in (0..atoms.len()).rev() {
-        let level = usize::from(atoms[row].heading);
-        if level == 0 {
-            continue;
-        }
-        let end_row = next_at_level[1..=level]
-            .iter()
-            .copied()
-            .min()
-            .unwrap_or(atoms.len());
-        let section_end = if end_row == atoms.len() {
-            range_end
-        } else {
-            atoms[end_row - 1].end
-        };
-        let atom = &mut atoms[row];
-        atom.section_end = section_end;
-        atom.section_size = if additive {
-            before[end_row] - before[row] - atom.lead_gap
-        } else {
-            splitter.sizer().size(&text[atom.start..section_end])
-        };
-        next_at_level[level] = row;
-    }
-}
-
-/// Whether a chunk of `size` that starts at `chunk_start` with the atom `first` (the first
-/// atom of the range being cut when `range_start`) may take `next`, a heading atom: only when
-/// the chunk began at a heading of the same or a higher level, or at the start of the range,
-/// and only with `next`'s whole section.
-pub(crate) fn may_join(
-    splitter: &Splitter,
-    text: &str,
-    chunk_start: usize,
-    size: usize,
-    first: &Atom,
-    range_start: bool,
-    next: &Atom,
-) -> bool {
-    let start_level = match first.heading {
-        0 if range_start => 0,
-        0 => u8::MAX,
-        level => level,
-    };
-    if start_level > next.heading {
-        return false;
-    }
-    let whole = if splitter.sizer().is_additive() {
-        size + next.lead_gap + next.section_size
-    } else {
-        splitter.sizer().size(&text[chunk_start..next.section_end])
-    };
-    whole <= splitter.config().chunk_size
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,42 +255,6 @@ mod tests {
         assert_eq!(path(16), [0, 3]);
         assert_eq!(path(text.len()), [0, 3, 4]);
         assert!(Outline::parse("text").path(0).is_empty());
-    }
-
-    fn chunks(text: &str, chunk_size: usize) -> Vec<&str> {
-        let mut config = crate::split::SplitterConfig::new(chunk_size);
-        config.structure = crate::split::Structure::Markdown;
-        let splitter = Splitter::new(config, crate::Unit::Char).unwrap();
-        splitter
-            .split(text)
-            .unwrap()
-            .into_iter()
-            .map(|(start, end)| &text[start..end])
-            .collect()
-    }
-
-    #[test]
-    fn sections_then_blocks() {
-        let text = "# A\n\nintro\n\n## B\n\nbee\n\n## C\n\n```\n# x\n\ny\n```\n";
-        assert_eq!(chunks(text, 100), [text.trim_end()]);
-        // Sibling sections merge; the fence (14 chars) stays whole.
-        assert_eq!(
-            chunks(text, 30),
-            ["# A\n\nintro\n\n## B\n\nbee", "## C\n\n```\n# x\n\ny\n```"]
-        );
-        assert_eq!(
-            chunks(text, 14),
-            ["# A\n\nintro", "## B\n\nbee", "## C", "```\n# x\n\ny\n```"]
-        );
-    }
-
-    #[test]
-    fn no_run_from_a_section_tail_into_the_next() {
-        let text = "## A\n\naaaa aaaa.\n\nbbbb.\n\n## B\n\nc.\n";
-        assert_eq!(
-            chunks(text, 20),
-            ["## A\n\naaaa aaaa.", "bbbb.", "## B\n\nc."]
-        );
     }
 
     #[test]

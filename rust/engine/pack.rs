@@ -13,8 +13,11 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::atom::Atom;
+use super::config::KeepSeparator;
+use super::plan::Splitter;
 use crate::error::ChunkError;
-use crate::split::{Atom, AtomSink, KeepSeparator, Splitter};
+use crate::sizing::SizeError;
 
 /// Rounds of growing a proposal from an exact count before the chunk is taken as it is.
 const GROW_ROUNDS: usize = 2;
@@ -24,12 +27,12 @@ const GROW_ROUNDS: usize = 2;
 const BATCH: usize = 4096;
 
 /// The size of `text[start..end]`, or a cheap upper bound of it when that bound fits `limit`.
-fn measure(splitter: &Splitter, text: &str, start: usize, end: usize) -> usize {
+fn measure(splitter: &Splitter, text: &str, start: usize, end: usize) -> Result<usize, SizeError> {
     let sizer = splitter.sizer();
     let region = &text[start..end];
     let bound = sizer.upper_bound(region);
     if bound <= splitter.config().chunk_size {
-        bound
+        Ok(bound)
     } else {
         sizer.size(region)
     }
@@ -38,6 +41,9 @@ fn measure(splitter: &Splitter, text: &str, start: usize, end: usize) -> usize {
 /// The last atom of the chunk that starts at `chunk_start` and holds `atoms[first]` (whose
 /// own text, from `chunk_start`, measures `first_size`), and the chunk's size (exact, or an
 /// upper bound within the limit). The chunk always fits.
+///
+/// # Errors
+/// The sizer failed.
 pub(crate) fn grow(
     splitter: &Splitter,
     text: &str,
@@ -45,7 +51,7 @@ pub(crate) fn grow(
     chunk_start: usize,
     first: usize,
     first_size: usize,
-) -> (usize, usize) {
+) -> Result<(usize, usize), SizeError> {
     let limit = splitter.config().chunk_size;
     let (mut fitted, mut fitted_size) = (first, first_size);
     for _ in 0..GROW_ROUNDS {
@@ -64,7 +70,7 @@ pub(crate) fn grow(
         if proposed == fitted {
             break;
         }
-        let exact = measure(splitter, text, chunk_start, atoms[proposed].end);
+        let exact = measure(splitter, text, chunk_start, atoms[proposed].end)?;
         if exact <= limit {
             (fitted, fitted_size) = (proposed, exact);
             continue;
@@ -74,7 +80,7 @@ pub(crate) fn grow(
         let (mut low, mut high) = (fitted, proposed);
         while high - low > 1 {
             let middle = low + (high - low) / 2;
-            let size = measure(splitter, text, chunk_start, atoms[middle].end);
+            let size = measure(splitter, text, chunk_start, atoms[middle].end)?;
             if size <= limit {
                 (low, fitted_size) = (middle, size);
             } else {
@@ -84,19 +90,24 @@ pub(crate) fn grow(
         fitted = low;
         break;
     }
-    (fitted, fitted_size)
+    Ok((fitted, fitted_size))
 }
 
 /// The overlap the chunk after `text[chunk_start..chunk_end]` takes, given that `next` is its
 /// first new atom: (start, size of the overlap, size of the overlap plus `next`), both exact.
+///
+/// # Errors
+/// The sizer failed.
 pub(crate) fn overlap_start(
     splitter: &Splitter,
     text: &str,
     chunk_start: usize,
     chunk_end: usize,
     next: &Atom,
-) -> Option<(usize, usize, usize)> {
-    let automaton = splitter.any_separator()?;
+) -> Result<Option<(usize, usize, usize)>, SizeError> {
+    let Some(automaton) = splitter.any_separator() else {
+        return Ok(None);
+    };
     let config = splitter.config();
     let sizer = splitter.sizer();
     let mut starts: Vec<usize> = Vec::new();
@@ -122,34 +133,37 @@ pub(crate) fn overlap_start(
     let (mut low, mut high) = (0, starts.len());
     while low < high {
         let middle = low + (high - low) / 2;
-        if tail(starts[middle]) <= config.overlap {
+        if tail(starts[middle])? <= config.overlap {
             high = middle;
         } else {
             low = middle + 1;
         }
     }
     for &start in starts.iter().skip(low).take(4) {
-        let tail_size = tail(start);
+        let tail_size = tail(start)?;
         if tail_size > config.overlap {
             continue;
         }
-        let total = sizer.size(&text[start..next.end]);
+        let total = sizer.size(&text[start..next.end])?;
         if total <= config.chunk_size {
-            return Some((start, tail_size, total));
+            return Ok(Some((start, tail_size, total)));
         }
     }
-    None
+    Ok(None)
 }
 
 /// Packs the graphemes of `text[start..end]` into runs that fit, measuring each grapheme once
 /// and each run exactly once (plus a bisection when the sum under-estimated); a grapheme
-/// larger than the chunk size is packed by code points instead.
+/// larger than the chunk size is packed by code points instead. Each run goes to `emit` as
+/// (start, end, size), in order.
+///
+/// # Errors
+/// The sizer or `emit` failed, or a character is larger than the chunk size.
 pub(crate) fn pack_graphemes(
     splitter: &Splitter,
     text: &str,
-    start: usize,
-    end: usize,
-    sink: &mut AtomSink<'_, '_, '_>,
+    (start, end): (usize, usize),
+    emit: &mut dyn FnMut((usize, usize, usize)) -> Result<(), ChunkError>,
 ) -> Result<(), ChunkError> {
     let sizer = splitter.sizer();
     let chunk_size = splitter.config().chunk_size;
@@ -166,7 +180,7 @@ pub(crate) fn pack_graphemes(
     };
     for (offset, grapheme) in text[start..end].grapheme_indices(true) {
         let grapheme_start = start + offset;
-        let grapheme_size = sizer.size(grapheme);
+        let grapheme_size = sizer.size(grapheme)?;
         if grapheme_size <= chunk_size {
             items.push(item(
                 grapheme_start,
@@ -177,7 +191,7 @@ pub(crate) fn pack_graphemes(
             for (char_offset, character) in grapheme.char_indices() {
                 let char_start = grapheme_start + char_offset;
                 let char_end = char_start + character.len_utf8();
-                let char_size = sizer.size(&text[char_start..char_end]);
+                let char_size = sizer.size(&text[char_start..char_end])?;
                 if char_size > chunk_size {
                     return Err(ChunkError::Unsplittable {
                         character,
@@ -190,22 +204,21 @@ pub(crate) fn pack_graphemes(
             }
         }
         if items.len() >= BATCH {
-            pack_items(splitter, text, &mut items, sink, false);
+            pack_items(splitter, text, &mut items, emit, false)?;
         }
     }
-    pack_items(splitter, text, &mut items, sink, true);
-    Ok(())
+    pack_items(splitter, text, &mut items, emit, true)
 }
 
-/// Packs `items` into runs and hands them to `sink`; unless `last`, the final run stays in
+/// Packs `items` into runs and hands them to `emit`; unless `last`, the final run stays in
 /// `items` (it may grow with the next batch).
 fn pack_items(
     splitter: &Splitter,
     text: &str,
     items: &mut Vec<Atom>,
-    sink: &mut AtomSink<'_, '_, '_>,
+    emit: &mut dyn FnMut((usize, usize, usize)) -> Result<(), ChunkError>,
     last: bool,
-) {
+) -> Result<(), ChunkError> {
     let mut index = 0;
     while index < items.len() {
         let (run_last, size) = grow(
@@ -215,29 +228,41 @@ fn pack_items(
             items[index].start,
             index,
             items[index].size,
-        );
+        )?;
         if !last && run_last + 1 == items.len() {
             break;
         }
-        splitter.push_run(text, items[index].start, items[run_last].end, size, sink);
+        emit((items[index].start, items[run_last].end, size))?;
         index = run_last + 1;
     }
     items.drain(..index);
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::size::Sizer;
-    use crate::split::{Splitter, SplitterConfig};
+    use crate::engine::{Splitter, SplitterConfig};
+    use crate::error::ChunkError;
+    use crate::sizing::token::TokenSizer;
+    use crate::sizing::{SizeError, Sizer};
 
     /// Chars, plus 10 for every ". " inside the text: joining two sentences costs more than
-    /// the sum of their parts, so packing by sums must be corrected by exact counts.
+    /// the sum of their parts, so packing by sums must be corrected by exact counts. With
+    /// `fails_on`, it fails on any text holding that word, as a Python `length_function`
+    /// may.
     #[derive(Debug)]
-    struct Joins;
+    struct Joins {
+        fails_on: Option<&'static str>,
+    }
+
+    const JOINS: Joins = Joins { fails_on: None };
 
     impl Sizer for Joins {
-        fn size(&self, text: &str) -> usize {
-            text.chars().count() + 10 * text.matches(". ").count()
+        fn size(&self, text: &str) -> Result<usize, SizeError> {
+            if let Some(word) = self.fails_on.filter(|word| text.contains(word)) {
+                return Err(format!("no size for {word}").into());
+            }
+            Ok(text.chars().count() + 10 * text.matches(". ").count())
         }
 
         fn is_additive(&self) -> bool {
@@ -252,14 +277,17 @@ mod tests {
     fn chunks(chunk_size: usize, overlap: usize, text: &str) -> Vec<&str> {
         let mut config = SplitterConfig::new(chunk_size);
         config.overlap = overlap;
-        let splitter = Splitter::with_sizer(config, Box::new(Joins)).unwrap();
+        let splitter = Splitter::with_sizer(config, Box::new(JOINS)).unwrap();
         let spans = splitter.split(text).unwrap();
         let pieces: Vec<&str> = spans
             .iter()
             .map(|&(start, end)| &text[start..end])
             .collect();
         for piece in &pieces {
-            assert!(Joins.size(piece) <= chunk_size, "{piece:?} is too big");
+            assert!(
+                JOINS.size(piece).unwrap() <= chunk_size,
+                "{piece:?} is too big"
+            );
         }
         pieces
     }
@@ -295,7 +323,47 @@ mod tests {
                 .rev()
                 .find(|&length| previous.ends_with(&next[..length]))
                 .unwrap_or(0);
-            assert!(Joins.size(&next[..shared]) <= 6);
+            assert!(JOINS.size(&next[..shared]).unwrap() <= 6);
+        }
+    }
+
+    #[test]
+    fn chunks_fit_in_tokens() {
+        let sizer = TokenSizer::tiktoken("o200k_base").unwrap();
+        let text = "The quick brown fox jumps over the lazy dog. ".repeat(200)
+            + &"汉字没有空格".repeat(300);
+        for overlap in [0, 5] {
+            let mut config = SplitterConfig::new(37);
+            config.overlap = overlap;
+            let splitter = Splitter::with_sizer(
+                config,
+                Box::new(TokenSizer::tiktoken("o200k_base").unwrap()),
+            )
+            .unwrap();
+            let spans = splitter.split(&text).unwrap();
+            assert!(spans.len() > 10);
+            for &(start, end) in &spans {
+                assert!(sizer.size(&text[start..end]).unwrap() <= 37);
+            }
+        }
+    }
+
+    #[test]
+    fn a_sizer_error_travels_as_a_value() {
+        for overlap in [0, 1] {
+            let mut config = SplitterConfig::new(3);
+            config.overlap = overlap;
+            let failing = Joins {
+                fails_on: Some("boom"),
+            };
+            let splitter = Splitter::with_sizer(config, Box::new(failing)).unwrap();
+            let text = "one two three four. five six boom seven";
+            let error = splitter.split(text).unwrap_err();
+            assert!(
+                matches!(&error, ChunkError::Sizer(source) if source.to_string() == "no size for boom"),
+                "{error:?}"
+            );
+            assert!(splitter.split("one two three four").is_ok());
         }
     }
 }

@@ -1,29 +1,11 @@
 //! Finding one separator level's matches in a piece of text (leftmost-longest,
 //! non-overlapping), as fast as the level allows.
 //!
-//! Performance notes (release build, `tree_spans` parent 2000 / child 400 over the corpus):
-//! - One `aho-corasick` automaton per level: 45% of the time in the automaton and its
-//!   rare-byte prefilter. Line breaks occur every ~70 bytes in the books, so the prefilter
-//!   stops at every one to verify "\n\n" by walking the automaton. gutenberg tree 503 MB/s.
-//! - `memchr2`/`memchr3` on the patterns' first bytes, candidates verified by a prefix
-//!   compare: 824 MB/s, but still one stop per line break.
-//! - One `memmem` pass per pattern (SIMD pair prefilter: "\n\n" is checked two bytes at a
-//!   time, so single line breaks are skipped in bulk; an absent pattern such as "\r\n\r\n"
-//!   costs a fast scan), merged into leftmost-longest order: 878 MB/s. Chosen for levels of
-//!   up to eight patterns (all the default levels); the automaton stays for bigger sets.
-//! - Per document, patterns holding a byte the document lacks ("\r" in LF text, the lead
-//!   bytes of CJK punctuation in English) are masked out before splitting: one `memchr` per
-//!   such byte (stopping at the first hit) saves a `memmem` pass per pattern, per piece, per
-//!   level. Cloning pruned `Finder`s per document cost more than it saved (markdown-zh tree
-//!   0.95 -> 1.24 ms); a bit mask per level costs nothing.
-//! - Only separators' first bytes are checked (a separator cannot occur without its first
-//!   byte), in one pass over the text read in cache-sized blocks (`split::absent_bytes`).
-//!   On texts of 256 KB and more every separator's first byte is checked, not only the rare
-//!   ones, so a text with no separator at all skips every `memmem` pass (each a read of the
-//!   whole text from memory), and a text known to lack "\r" skips the look for it in the
-//!   ASCII fast path of `pack_graphemes`: 10 / 20 MB of `"x"` went from 2.5 / 5.4 ms to
-//!   1.7 / 3.6 ms in `benches/scale.py` (doubling 2.33x -> 2.1x). On short texts the common
-//!   bytes are not worth it: checking them made markdown-en's files 3% slower.
+//! Performance notes (the full record is in `benches/NOTES.md`): one `memmem` pass per
+//! pattern (its SIMD pair prefilter skips single line breaks in bulk), merged into
+//! leftmost-longest order, beat one `aho-corasick` automaton per level (878 against 503 MB/s
+//! on gutenberg) for levels of up to eight patterns; the automaton stays for bigger sets.
+//! Patterns holding a byte the text lacks are masked out per text, a bit mask per level.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use memchr::memmem::{FindIter, Finder};

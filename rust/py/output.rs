@@ -14,9 +14,8 @@ use pyo3::types::{PyBytes, PyDict};
 use crate::ids;
 use crate::output::columns::Columns;
 use crate::output::{jsonl, Document};
-use crate::py::{engine, splitters, PySplitter};
-use crate::split::Splitter;
-use crate::tree;
+use super::splitter::{splitters, PySplitter};
+use crate::engine::{tree, Splitter};
 
 /// Registers the functions of this file in the `_core` module.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -95,7 +94,7 @@ fn write_documents<'py>(
                     continue;
                 }
             };
-            let (table, outline) = match engine(|| tree::tree_spans_outlined(&borrowed, text)) {
+            let (table, outline) = match tree::tree_spans_outlined(&borrowed, text) {
                 Ok(cut) => cut,
                 Err(error) => {
                     errors.push(Some(error.to_string()));

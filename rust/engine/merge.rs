@@ -16,9 +16,13 @@
 //! count checks it; a growing chunk is never measured atom by atom. They get every atom of
 //! the range at once.
 
-use crate::size::count_chars;
-use crate::span::{CharCursor, Span};
-use crate::split::{Atom, KeepSeparator, Splitter};
+use super::atom::Atom;
+use super::config::KeepSeparator;
+use super::plan::Splitter;
+use super::{pack, sections};
+use crate::sizing::SizeError;
+use crate::text::chars::count_chars;
+use crate::text::span::{CharCursor, Span};
 
 /// Packs atoms into chunks as they come: the engine feeds it the atoms found so far and it
 /// closes every chunk whose end is certain, so a level never holds more than a few chunks'
@@ -58,6 +62,9 @@ impl<'t> Merger<'t> {
     /// (indices into `atoms`). Unless `done`, the last two atoms are left alone: the last
     /// may still grow (small pieces join the next one) and the end may join the last to the
     /// one before. Returns how many atoms are consumed: the caller drops them.
+    ///
+    /// # Errors
+    /// The sizer failed.
     // One greedy loop: splitting it would thread its six running values through helpers.
     #[allow(clippy::too_many_lines)]
     pub(crate) fn advance(
@@ -66,7 +73,7 @@ impl<'t> Merger<'t> {
         done: bool,
         out: &mut Vec<Span>,
         mut ranges: Option<&mut Vec<(usize, usize)>>,
-    ) -> usize {
+    ) -> Result<usize, SizeError> {
         let splitter = self.splitter;
         let text = self.text;
         let sizer = splitter.sizer();
@@ -102,9 +109,9 @@ impl<'t> Merger<'t> {
             let mut last = index;
             // Markdown: a heading comes only with its whole section (see `may_join`).
             let range_start = self.consumed + index == 0;
-            let heading_stops = |size: usize, next: &Atom| {
-                next.heading > 0
-                    && !crate::markdown::may_join(
+            let heading_stops = |size: usize, next: &Atom| -> Result<bool, SizeError> {
+                Ok(next.heading > 0
+                    && !sections::may_join(
                         splitter,
                         text,
                         chunk_start,
@@ -112,14 +119,14 @@ impl<'t> Merger<'t> {
                         first,
                         range_start,
                         next,
-                    )
+                    )?)
             };
             let mut closed = false;
             if additive {
                 while last + 1 < usable {
                     let next = &atoms[last + 1];
                     let grown = size + next.lead_gap + next.size;
-                    if grown > chunk_size || heading_stops(size, next) {
+                    if grown > chunk_size || heading_stops(size, next)? {
                         closed = true;
                         break;
                     }
@@ -128,11 +135,12 @@ impl<'t> Merger<'t> {
                     last += 1;
                 }
             } else {
-                (last, _) =
-                    crate::pack::grow(splitter, text, &atoms[..usable], chunk_start, index, size);
-                if let Some(row) = (index + 1..=last).find(|&row| heading_stops(size, &atoms[row]))
-                {
-                    last = row - 1;
+                (last, _) = pack::grow(splitter, text, &atoms[..usable], chunk_start, index, size)?;
+                for (row, next) in atoms.iter().enumerate().take(last + 1).skip(index + 1) {
+                    if heading_stops(size, next)? {
+                        last = row - 1;
+                        break;
+                    }
                 }
                 closed = last + 1 < usable;
             }
@@ -165,10 +173,10 @@ impl<'t> Merger<'t> {
             let Some(next) = atoms.get(index) else { break };
             self.next_start_char = Some(span.end_char + next.lead_gap);
             self.carry = if overlap > 0 && !additive {
-                crate::pack::overlap_start(splitter, text, chunk_start, chunk_end, next)
+                pack::overlap_start(splitter, text, chunk_start, chunk_end, next)?
                     .map(|(start, _, total)| (start, total, 0))
             } else if overlap > 0 {
-                overlap_start(splitter, text, chunk_start, chunk_end, next).map(|(start, tail)| {
+                overlap_start(splitter, text, chunk_start, chunk_end, next)?.map(|(start, tail)| {
                     // With char sizes the tail's size is its char count.
                     let start_char = if sizes_are_chars {
                         span.end_char - tail
@@ -182,7 +190,7 @@ impl<'t> Merger<'t> {
             };
         }
         self.consumed += index;
-        index
+        Ok(index)
     }
 }
 
@@ -194,8 +202,10 @@ fn overlap_start(
     chunk_start: usize,
     chunk_end: usize,
     next: &Atom,
-) -> Option<(usize, usize)> {
-    let automaton = splitter.any_separator()?;
+) -> Result<Option<(usize, usize)>, SizeError> {
+    let Some(automaton) = splitter.any_separator() else {
+        return Ok(None);
+    };
     let sizer = splitter.sizer();
     let config = splitter.config();
     let additive = sizer.is_additive();
@@ -228,9 +238,9 @@ fn overlap_start(
                 if start <= previous_start {
                     continue;
                 }
-                previous_size - sizer.size(&text[previous_start..start])
+                previous_size - sizer.size(&text[previous_start..start])?
             }
-            _ => sizer.size(&text[start..chunk_end]),
+            _ => sizer.size(&text[start..chunk_end])?,
         };
         previous = Some((start, tail));
         if tail > config.overlap {
@@ -239,11 +249,11 @@ fn overlap_start(
         let total = if additive {
             tail + next.lead_gap + next.size
         } else {
-            sizer.size(&text[start..next.end])
+            sizer.size(&text[start..next.end])?
         };
         if total <= config.chunk_size {
-            return Some((start, tail));
+            return Ok(Some((start, tail)));
         }
     }
-    None
+    Ok(None)
 }

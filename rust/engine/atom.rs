@@ -1,0 +1,21 @@
+//! The atom: the unit the atom engine cuts a text into before packing chunks.
+
+/// A piece of content that fits the chunk size: `text[start..end]`, already trimmed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Atom {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    /// Size of `text[start..end]`.
+    pub(crate) size: usize,
+    /// Size of the text between the previous atom's end and this atom's start (additive
+    /// sizers only; 0 otherwise and for the first atom).
+    pub(crate) lead_gap: usize,
+    /// The separator level at which cutting this atom further would start.
+    pub(crate) depth: usize,
+    /// Markdown: the level (1 to 6) of the heading whose section this atom starts, else 0.
+    pub(crate) heading: u8,
+    /// Markdown heading atoms: end byte of the section's last atom in this cut.
+    pub(crate) section_end: usize,
+    /// Markdown heading atoms: size of the section's atoms, from this atom's start.
+    pub(crate) section_size: usize,
+}

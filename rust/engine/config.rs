@@ -1,0 +1,131 @@
+//! The settings of one level, as the Python API spells them.
+
+use crate::error::ChunkError;
+
+/// Where a separator goes when text is cut at it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeepSeparator {
+    /// The separator ends the piece before it (the default).
+    End,
+    /// The separator starts the piece after it.
+    Start,
+    /// The separator's trailing whitespace never stands at a chunk edge; its other characters
+    /// stay with the piece before it, so nothing but whitespace is ever dropped.
+    None,
+}
+
+impl KeepSeparator {
+    /// Parses the Python spelling ("end", "start", "none").
+    ///
+    /// # Errors
+    /// Any other value, with the choices.
+    pub fn parse(name: &str) -> Result<Self, ChunkError> {
+        match name {
+            "end" => Ok(Self::End),
+            "start" => Ok(Self::Start),
+            "none" => Ok(Self::None),
+            other => Err(ChunkError::setting(
+                "keep_separator",
+                format!("unknown value {other:?}: use \"end\", \"start\" or \"none\""),
+            )),
+        }
+    }
+
+    /// The Python spelling.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::End => "end",
+            Self::Start => "start",
+            Self::None => "none",
+        }
+    }
+}
+
+/// The document structure a splitter cuts at before its literal separators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Structure {
+    /// None: the separators only.
+    #[default]
+    Plain,
+    /// Markdown (CommonMark): sections, then blocks, then the separators; see `markdown/`.
+    Markdown,
+}
+
+impl Structure {
+    /// Parses the Python spelling (None or "text" for plain, "markdown").
+    ///
+    /// # Errors
+    /// Any other value, with the choices.
+    pub fn parse(name: Option<&str>) -> Result<Self, ChunkError> {
+        match name {
+            None | Some("text") => Ok(Self::Plain),
+            Some("markdown") => Ok(Self::Markdown),
+            Some(other) => Err(ChunkError::setting(
+                "structure",
+                format!("unknown structure {other:?}: use None (plain text) or \"markdown\""),
+            )),
+        }
+    }
+
+    /// The Python spelling (None for plain text).
+    #[must_use]
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Self::Plain => None,
+            Self::Markdown => Some("markdown"),
+        }
+    }
+}
+
+/// The settings of one level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitterConfig {
+    /// Largest chunk, in the sizer's unit.
+    pub chunk_size: usize,
+    /// Largest overlap with the previous chunk, in the sizer's unit.
+    pub overlap: usize,
+    /// Pieces smaller than this join a neighbour when the result still fits.
+    pub min_chunk_size: usize,
+    /// Separator levels, coarsest first; each level holds alternatives.
+    pub separators: Vec<Vec<String>>,
+    /// Where separators go.
+    pub keep_separator: KeepSeparator,
+    /// Strip whitespace from chunk edges.
+    pub trim: bool,
+    /// Document structure cut at before the separators.
+    pub structure: Structure,
+}
+
+impl SplitterConfig {
+    /// Settings with the default separators and no overlap.
+    #[must_use]
+    pub fn new(chunk_size: usize) -> Self {
+        Self {
+            chunk_size,
+            overlap: 0,
+            min_chunk_size: 0,
+            separators: default_separators(),
+            keep_separator: KeepSeparator::End,
+            trim: true,
+            structure: Structure::Plain,
+        }
+    }
+}
+
+/// The default separator levels, coarsest first: blank lines, line breaks, sentence ends,
+/// clause marks, spaces. Graphemes and code points always follow as fallbacks.
+#[must_use]
+pub fn default_separators() -> Vec<Vec<String>> {
+    let levels: [&[&str]; 5] = [
+        &["\n\n", "\r\n\r\n"],
+        &["\r\n", "\n"],
+        &[". ", "! ", "? ", "。", "！", "？"],
+        &["; ", ", ", "，", "、", "；"],
+        &[" ", "\t", "\u{3000}"],
+    ];
+    levels
+        .iter()
+        .map(|level| level.iter().map(|sep| (*sep).to_owned()).collect())
+        .collect()
+}

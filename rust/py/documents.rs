@@ -1,0 +1,200 @@
+//! `build_chunks` and `chunk_documents`: a document's span table made into `Chunk` objects,
+//! one call per document (or per batch), with Markdown heading paths in the metadata.
+
+use std::sync::Arc;
+
+use numpy::PyReadonlyArray2;
+use pyo3::exceptions::PyValueError;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+
+use super::chunk::{frozen_metadata, plain_dict, DocumentRows, PyChunk, MAPPING_PROXY_TYPE};
+use super::convert::worker_count;
+use super::outline::PyOutline;
+use super::splitter::{splitters, PySplitter};
+use crate::engine::{self, DocumentInput, Splitter};
+use crate::markdown::Outline;
+use crate::table::rows::{checked_rows, LinkedRows, SpanRow};
+use crate::table::SPAN_COLUMNS;
+
+/// The rows of a (n, 7) span table, each checked against the text: non-negative, not
+/// reversed, char spans inside the text.
+fn span_rows(spans: &PyReadonlyArray2<'_, i64>, text_chars: usize) -> PyResult<Vec<SpanRow>> {
+    let view = spans.as_array();
+    if view.ncols() != SPAN_COLUMNS.len() {
+        return Err(PyValueError::new_err(format!(
+            "spans must have shape (n, 7), got {:?}",
+            view.shape()
+        )));
+    }
+    Ok(checked_rows(
+        view.rows()
+            .into_iter()
+            .map(|row| std::array::from_fn(|column| row[column])),
+        text_chars,
+    )?)
+}
+
+/// `Chunk` objects for every row of a document's (n, 7) span table, in row order (see
+/// `document_chunks`); the path for spans that custom levels made.
+#[pyfunction]
+#[pyo3(signature = (text, document_id, fingerprint, metadata, spans, outline = None))]
+pub(super) fn build_chunks<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    document_id: &Bound<'py, PyString>,
+    fingerprint: &str,
+    metadata: Option<&Bound<'py, PyAny>>,
+    spans: PyReadonlyArray2<'py, i64>,
+    outline: Option<&Bound<'py, PyOutline>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let rows = span_rows(&spans, text.len()?)?;
+    let document_key = document_id.to_str()?.to_owned();
+    let outline = outline.map(|outline| &outline.get().inner);
+    document_chunks(
+        py,
+        text,
+        document_id,
+        metadata,
+        (LinkedRows::new(rows)?, document_key, Arc::from(fingerprint)),
+        outline,
+    )
+}
+
+/// Every level of many documents as `Chunk` objects, in one call: the spans (and Markdown
+/// outlines) and the default document ids (`text_id`, where an id is None) are computed with
+/// the GIL released, on `workers` threads (1: this thread; None: every core), then each
+/// document's chunks are built as `build_chunks` builds them, with no span array in between.
+/// Returns, per document, its chunks (levels top first, leaves last) and the row of its first
+/// leaf.
+#[pyfunction]
+#[pyo3(signature = (levels, texts, document_ids, metadatas, fingerprint, workers = Some(1)))]
+pub(super) fn chunk_documents<'py>(
+    py: Python<'py>,
+    levels: Vec<Bound<'py, PySplitter>>,
+    texts: Vec<Bound<'py, PyString>>,
+    document_ids: Vec<Option<Bound<'py, PyString>>>,
+    metadatas: Vec<Option<Bound<'py, PyAny>>>,
+    fingerprint: &str,
+    workers: Option<i64>,
+) -> PyResult<Vec<(Bound<'py, PyList>, usize)>> {
+    if texts.len() != document_ids.len() || texts.len() != metadatas.len() {
+        return Err(PyValueError::new_err(format!(
+            "{} texts, {} document ids and {} metadata mappings: pass one of each per document",
+            texts.len(),
+            document_ids.len(),
+            metadatas.len()
+        )));
+    }
+    let owned = splitters(&levels);
+    let workers = worker_count(workers)?;
+    let mut inputs: Vec<DocumentInput> = Vec::with_capacity(texts.len());
+    for (text, id) in texts.iter().zip(&document_ids) {
+        let key = id.as_ref().map(|id| id.to_str()).transpose()?;
+        inputs.push((text.to_str()?, text.len()?, key));
+    }
+    let prepared = py.detach(|| {
+        let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
+        engine::document_rows(&borrowed, &inputs, workers)
+    })?;
+    let fingerprint: Arc<str> = Arc::from(fingerprint);
+    prepared
+        .into_iter()
+        .zip(texts.iter().zip(&document_ids).zip(&metadatas))
+        .map(|(document, ((text, given_id), metadata))| {
+            let (document_id, document_key) = match (given_id, document.made_key) {
+                (Some(id), _) => (id.clone(), id.to_str()?.to_owned()),
+                (None, made) => {
+                    let made = made.unwrap_or_default();
+                    (PyString::new(py, &made), made)
+                }
+            };
+            let rows = LinkedRows::new(document.rows)?;
+            let first_leaf = rows.first_leaf();
+            let chunks = document_chunks(
+                py,
+                text,
+                &document_id,
+                metadata.as_ref(),
+                (rows, document_key, Arc::clone(&fingerprint)),
+                document.outline.as_ref(),
+            )?;
+            Ok((chunks, first_leaf))
+        })
+        .collect()
+}
+
+/// `Chunk` objects for the linked rows of one document's span table, in row order, given
+/// with the document id and the fingerprint their ids hash: one `DocumentRows` shared by
+/// every chunk (its id, text, parent id and child-id tuple are made from it on first read),
+/// one shared metadata mapping; with a Markdown `outline`, one mapping per heading path,
+/// holding the document's metadata and `"headings"`, shared by the chunks with that path.
+fn document_chunks<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    document_id: &Bound<'py, PyString>,
+    metadata: Option<&Bound<'py, PyAny>>,
+    (rows, document_key, fingerprint): (LinkedRows, String, Arc<str>),
+    outline: Option<&Outline>,
+) -> PyResult<Bound<'py, PyList>> {
+    let metadata = frozen_metadata(py, metadata)?;
+    let mut paths = outline.map(|outline| HeadingPaths::new(outline, &metadata));
+    let mut chunks = Vec::with_capacity(rows.rows.len());
+    let shared = Arc::new(DocumentRows {
+        text: text.clone().unbind(),
+        document_key,
+        fingerprint,
+        rows,
+    });
+    for (number, row) in shared.rows.rows.iter().enumerate() {
+        let metadata = match paths.as_mut() {
+            None => metadata.clone().unbind(),
+            Some(paths) => paths.metadata(py, row.start_byte)?.unbind(),
+        };
+        let chunk = PyChunk::of_row(&shared, number, document_id.clone().unbind(), metadata);
+        chunks.push(Bound::new(py, chunk)?);
+    }
+    PyList::new(py, chunks)
+}
+
+/// Per heading path, the read-only metadata of its chunks: the document's metadata and
+/// `"headings"`, built once per path.
+struct HeadingPaths<'a, 'py> {
+    outline: &'a Outline,
+    base: &'a Bound<'py, PyAny>,
+    /// By the number of headings before a chunk's start.
+    built: Vec<Option<Bound<'py, PyAny>>>,
+    texts: Vec<Option<Bound<'py, PyString>>>,
+}
+
+impl<'a, 'py> HeadingPaths<'a, 'py> {
+    fn new(outline: &'a Outline, base: &'a Bound<'py, PyAny>) -> Self {
+        let count = outline.headings.len();
+        Self {
+            outline,
+            base,
+            built: vec![None; count + 1],
+            texts: vec![None; count],
+        }
+    }
+
+    fn metadata(&mut self, py: Python<'py>, start_byte: usize) -> PyResult<Bound<'py, PyAny>> {
+        let count = self.outline.headings_before(start_byte);
+        if let Some(built) = &self.built[count] {
+            return Ok(built.clone());
+        }
+        let mut names = Vec::new();
+        for row in self.outline.path(count) {
+            let name = self.texts[row]
+                .get_or_insert_with(|| PyString::new(py, &self.outline.headings[row].text));
+            names.push(name.clone());
+        }
+        let dict = plain_dict(self.base)?;
+        dict.set_item(intern!(py, "headings"), PyTuple::new(py, names)?)?;
+        let proxy_type = MAPPING_PROXY_TYPE.import(py, "types", "MappingProxyType")?;
+        let built = proxy_type.call1((dict,))?;
+        self.built[count] = Some(built.clone());
+        Ok(built)
+    }
+}

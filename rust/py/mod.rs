@@ -1,0 +1,68 @@
+//! The Python bindings, split by class and function group as polars' bindings are; the only
+//! files that know PyO3. Each call takes a whole document (or a batch), releases the GIL for
+//! every pass over the text and returns integers as numpy arrays; the exceptions are
+//! `chunk_documents` and `build_chunks`, which return `Chunk` objects made in bulk (see
+//! `chunk.rs`), because building them is most of `chunk()`. The files convert types, release
+//! the GIL and raise errors; everything else is in the core, where `cargo test` reaches it.
+//!
+//! A panic in the core unwinds out of `py.detach` and PyO3 raises it as a `PanicException`
+//! (the crate never aborts on panic); a sizer's error is a value ([`ChunkError::Sizer`]),
+//! raised as the exception the `length_function` raised.
+
+// PyO3 hands extracted arguments over by value; the doc comments are Python docstrings (they
+// name Python identifiers and hold `>>>` examples, where `["text"]` is an index, not a link).
+#![allow(
+    clippy::needless_pass_by_value,
+    clippy::doc_markdown,
+    clippy::doc_link_with_quotes
+)]
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::error::ChunkError;
+use crate::table::SPAN_COLUMNS;
+
+mod chunk;
+mod convert;
+mod documents;
+mod outline;
+mod output;
+mod sizer;
+mod spans;
+mod splitter;
+mod tree;
+
+impl From<ChunkError> for PyErr {
+    fn from(error: ChunkError) -> Self {
+        match error {
+            // A `length_function`'s own exception, raised again as it was.
+            ChunkError::Sizer(source) => match source.downcast::<PyErr>() {
+                Ok(error) => *error,
+                Err(other) => PyRuntimeError::new_err(other.to_string()),
+            },
+            other => PyValueError::new_err(other.to_string()),
+        }
+    }
+}
+
+#[pymodule]
+fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    module.add("SPAN_COLUMNS", PyTuple::new(module.py(), SPAN_COLUMNS)?)?;
+    module.add_class::<splitter::PySplitter>()?;
+    module.add_class::<chunk::PyChunk>()?;
+    module.add_class::<outline::PyOutline>()?;
+    module.add_class::<tree::PyTree>()?;
+    module.add_function(wrap_pyfunction!(documents::build_chunks, module)?)?;
+    module.add_function(wrap_pyfunction!(documents::chunk_documents, module)?)?;
+    module.add_function(wrap_pyfunction!(splitter::py_default_separators, module)?)?;
+    module.add_function(wrap_pyfunction!(splitter::forget_token_counts, module)?)?;
+    module.add_function(wrap_pyfunction!(spans::level_spans, module)?)?;
+    module.add_function(wrap_pyfunction!(spans::char_spans_to_bytes, module)?)?;
+    module.add_function(wrap_pyfunction!(spans::chunk_ids, module)?)?;
+    module.add_function(wrap_pyfunction!(spans::text_id, module)?)?;
+    output::register(module)?;
+    Ok(())
+}

@@ -1,0 +1,104 @@
+//! Functions over spans and ids: one level cut inside given parents, char spans to bytes,
+//! chunk ids of a span table, a text's id.
+
+use std::sync::Arc;
+
+use numpy::{PyArray2, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+
+use super::convert::{as_i64, rows_to_numpy};
+use super::splitter::PySplitter;
+use crate::engine;
+use crate::ids;
+use crate::table::SPAN_COLUMNS;
+use crate::text::span;
+
+/// The (start, end) pairs of an (n, 2) array.
+fn pairs(name: &str, spans: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<(i64, i64)>> {
+    let view = spans.as_array();
+    if view.ncols() != 2 {
+        return Err(PyValueError::new_err(format!(
+            "{name} must have shape (n, 2), got {:?}",
+            view.shape()
+        )));
+    }
+    Ok(view
+        .rows()
+        .into_iter()
+        .map(|row| (row[0], row[1]))
+        .collect())
+}
+
+/// The rows of an (n, 7) array.
+fn table_rows(spans: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<[i64; 7]>> {
+    let view = spans.as_array();
+    if view.ncols() != SPAN_COLUMNS.len() {
+        return Err(PyValueError::new_err(format!(
+            "spans must have shape (n, 7), got {:?}",
+            view.shape()
+        )));
+    }
+    Ok(view
+        .rows()
+        .into_iter()
+        .map(|row| std::array::from_fn(|column| row[column]))
+        .collect())
+}
+
+/// One level cut inside parent byte spans: (n, 5) parent, start_byte, end_byte, start_char,
+/// end_char.
+#[pyfunction]
+pub(super) fn level_spans<'py>(
+    py: Python<'py>,
+    splitter: Bound<'py, PySplitter>,
+    text: PyBackedStr,
+    parents: PyReadonlyArray2<'py, i64>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let parents = span::checked_byte_spans(&text, pairs("parents", &parents)?)?;
+    let splitter = Arc::clone(&splitter.get().inner);
+    let records = py.detach(|| engine::level_spans(&splitter, &text, &parents))?;
+    let rows = records
+        .iter()
+        .map(|record| {
+            let [_, _, parent, start_byte, end_byte, start_char, end_char] = record.0;
+            [parent, start_byte, end_byte, start_char, end_char]
+        })
+        .collect();
+    rows_to_numpy(py, rows)
+}
+
+/// (n, 2) char spans to byte spans.
+#[pyfunction]
+pub(super) fn char_spans_to_bytes<'py>(
+    py: Python<'py>,
+    text: PyBackedStr,
+    spans: PyReadonlyArray2<'py, i64>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let spans = pairs("spans", &spans)?;
+    let bytes = py.detach(|| span::char_spans_to_bytes(&text, &spans))?;
+    let rows = bytes
+        .iter()
+        .map(|&(start, end)| [as_i64(start), as_i64(end)])
+        .collect();
+    rows_to_numpy(py, rows)
+}
+
+/// The id of every row of a (n, 7) span table.
+#[pyfunction]
+pub(super) fn chunk_ids(
+    py: Python<'_>,
+    document_id: &str,
+    fingerprint: &str,
+    spans: PyReadonlyArray2<'_, i64>,
+) -> PyResult<Vec<String>> {
+    let rows = table_rows(&spans)?;
+    Ok(py.detach(|| ids::row_ids(document_id, fingerprint, &rows)))
+}
+
+/// 16 hex digits of xxh3-64 of the UTF-8 text.
+#[pyfunction]
+pub(super) fn text_id(py: Python<'_>, text: PyBackedStr) -> String {
+    py.detach(|| ids::text_id(&text))
+}

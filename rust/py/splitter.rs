@@ -1,0 +1,187 @@
+//! `Splitter`: one level of the engine, its settings and its sizer.
+
+use std::sync::Arc;
+
+use numpy::PyArray2;
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+
+use super::convert::{as_i64, non_negative, rows_to_numpy};
+use super::sizer::CallableSizer;
+use crate::engine::{default_separators, KeepSeparator, Splitter, SplitterConfig, Structure};
+use crate::error::ChunkError;
+use crate::sizing::token::TokenSizer;
+use crate::sizing::{Sizer, Unit};
+
+/// The sizer of `unit`: "char" and "byte" are built in; "token" needs exactly one of a
+/// tiktoken encoding name, a tokenizer.json text, or a callable.
+pub(super) fn token_sizer(
+    unit: &str,
+    encoding: Option<&str>,
+    tokenizer_json: Option<&str>,
+    length_function: Option<Py<PyAny>>,
+) -> Result<Option<Box<dyn Sizer>>, ChunkError> {
+    match (unit, encoding, tokenizer_json, length_function) {
+        ("token", Some(encoding), None, None) => Ok(Some(Box::new(TokenSizer::tiktoken(encoding)?))),
+        ("token", None, Some(json), None) => Ok(Some(Box::new(TokenSizer::hugging_face(json)?))),
+        ("token", None, None, Some(function)) => Ok(Some(Box::new(CallableSizer { function }))),
+        ("token", ..) => Err(ChunkError::setting(
+            "unit",
+            "unit=\"token\" needs exactly one of encoding, tokenizer or length_function",
+        )),
+        (_, None, None, None) => Ok(None),
+        (other, ..) => Err(ChunkError::setting(
+            "unit",
+            format!("encoding, tokenizer and length_function apply to unit=\"token\" only, not {other:?}: pass unit=\"token\" or drop them"),
+        )),
+    }
+}
+
+/// One level of the splitting engine.
+#[pyclass(frozen, name = "Splitter", module = "spanchunk._core")]
+pub struct PySplitter {
+    pub(super) inner: Arc<Splitter>,
+}
+
+#[pymethods]
+impl PySplitter {
+    #[new]
+    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None, encoding = None, tokenizer_json = None, length_function = None))]
+    fn new(
+        chunk_size: i64,
+        overlap: i64,
+        min_chunk_size: i64,
+        separators: Option<Vec<Vec<String>>>,
+        keep_separator: &str,
+        trim: bool,
+        unit: &str,
+        structure: Option<&str>,
+        encoding: Option<&str>,
+        tokenizer_json: Option<&str>,
+        length_function: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let config = SplitterConfig {
+            chunk_size: non_negative("chunk_size", chunk_size)?,
+            overlap: non_negative("overlap", overlap)?,
+            min_chunk_size: non_negative("min_chunk_size", min_chunk_size)?,
+            separators: separators.unwrap_or_else(default_separators),
+            keep_separator: KeepSeparator::parse(keep_separator)?,
+            trim,
+            structure: Structure::parse(structure)?,
+        };
+        let splitter = match token_sizer(unit, encoding, tokenizer_json, length_function)? {
+            Some(sizer) => Splitter::with_sizer(config, sizer)?,
+            None => Splitter::new(config, Unit::parse(unit)?)?,
+        };
+        Ok(Self {
+            inner: Arc::new(splitter),
+        })
+    }
+
+    #[getter]
+    fn chunk_size(&self) -> usize {
+        self.inner.config().chunk_size
+    }
+
+    #[getter]
+    fn overlap(&self) -> usize {
+        self.inner.config().overlap
+    }
+
+    #[getter]
+    fn min_chunk_size(&self) -> usize {
+        self.inner.config().min_chunk_size
+    }
+
+    #[getter]
+    fn separators(&self) -> Vec<Vec<String>> {
+        self.inner.config().separators.clone()
+    }
+
+    #[getter]
+    fn keep_separator(&self) -> &'static str {
+        self.inner.config().keep_separator.name()
+    }
+
+    #[getter]
+    fn trim(&self) -> bool {
+        self.inner.config().trim
+    }
+
+    #[getter]
+    fn structure(&self) -> Option<&'static str> {
+        self.inner.config().structure.name()
+    }
+
+    /// Whether a tree of such levels finds its chunks by seeking rather than from atoms.
+    #[getter]
+    fn seekable(&self) -> bool {
+        self.inner.seekable()
+    }
+
+    #[getter]
+    fn unit(&self) -> &'static str {
+        self.inner.sizer().name()
+    }
+
+    /// The size of `text` in this splitter's unit.
+    fn measure(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<usize> {
+        let splitter = Arc::clone(&self.inner);
+        Ok(py.detach(|| splitter.sizer().size(&text).map_err(ChunkError::from))?)
+    }
+
+    fn __repr__(&self) -> String {
+        let config = self.inner.config();
+        format!(
+            "Splitter(chunk_size={}, overlap={}, min_chunk_size={}, keep_separator={:?}, trim={}, unit={:?})",
+            config.chunk_size,
+            config.overlap,
+            config.min_chunk_size,
+            config.keep_separator.name(),
+            if config.trim { "True" } else { "False" },
+            self.inner.sizer().name()
+        )
+    }
+
+    /// (n, 4): start_byte, end_byte, start_char, end_char.
+    fn split<'py>(
+        &self,
+        py: Python<'py>,
+        text: PyBackedStr,
+    ) -> PyResult<Bound<'py, PyArray2<i64>>> {
+        let splitter = Arc::clone(&self.inner);
+        let spans = py.detach(|| splitter.spans(&text))?;
+        let rows = spans
+            .iter()
+            .map(|span| {
+                [
+                    as_i64(span.start_byte),
+                    as_i64(span.end_byte),
+                    as_i64(span.start_char),
+                    as_i64(span.end_char),
+                ]
+            })
+            .collect();
+        rows_to_numpy(py, rows)
+    }
+}
+
+pub(super) fn splitters(levels: &[Bound<'_, PySplitter>]) -> Vec<Arc<Splitter>> {
+    levels
+        .iter()
+        .map(|level| Arc::clone(&level.get().inner))
+        .collect()
+}
+
+/// Drops the token counts that chunking keeps per tokenizer (merged tiktoken pieces, words),
+/// so that the next chunking starts cold: benchmarks call it between repetitions.
+#[pyfunction]
+pub(super) fn forget_token_counts() {
+    crate::sizing::token::forget_counts();
+}
+
+/// The default separator levels, coarsest first.
+#[pyfunction(name = "default_separators")]
+pub(super) fn py_default_separators() -> Vec<Vec<String>> {
+    default_separators()
+}

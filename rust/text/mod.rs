@@ -1,0 +1,12 @@
+//! Passes over UTF-8 text that know nothing of chunking settings: char counts, whitespace and
+//! trimming, the separator search, the line-feed mask, and spans in bytes and chars.
+//!
+//! - `chars.rs`: char counts, whitespace as Python sees it, trimming, absent bytes, prefetch;
+//! - `search.rs`: one separator level's matches, leftmost-longest;
+//! - `lines.rs`: the text's line feeds as a bit mask (SIMD), for seeking;
+//! - `span.rs`: a chunk's byte and char span, and byte <-> char offset conversion.
+
+pub mod chars;
+pub mod lines;
+pub(crate) mod search;
+pub mod span;
