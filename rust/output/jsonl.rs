@@ -283,6 +283,10 @@ mod tests {
         assert_eq!(escaped(&text), format!("\"{expected}\""));
     }
 
+    fn to_i64(offset: usize) -> i64 {
+        i64::try_from(offset).expect("a test offset fits an i64")
+    }
+
     #[test]
     fn escaped_slices_match_escaping_each_span() {
         let text = "a\"b\nc\td\\e 日本 \u{1}f";
@@ -290,7 +294,7 @@ mod tests {
         let table = SpanTable {
             records: spans
                 .iter()
-                .map(|&(start, end)| SpanRecord([0, 0, -1, start as i64, end as i64, 0, 0]))
+                .map(|&(start, end)| SpanRecord([0, 0, -1, to_i64(start), to_i64(end), 0, 0]))
                 .collect(),
         };
         let escaped_text = EscapedText::new(text, &table);

@@ -11,11 +11,11 @@ use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyBytes, PyDict};
 
+use super::splitter::{splitters, PySplitter};
+use crate::engine::{tree, Splitter};
 use crate::ids;
 use crate::output::columns::Columns;
 use crate::output::{jsonl, Document};
-use super::splitter::{splitters, PySplitter};
-use crate::engine::{tree, Splitter};
 
 /// Registers the functions of this file in the `_core` module.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
