@@ -14,6 +14,8 @@ import sys
 import tempfile
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
+from spanchunk._schema import chunk_schema
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -187,25 +189,7 @@ class ParquetWriter(Writer):
 
 def parquet_schema() -> pa.Schema:
     """The Arrow schema of the Parquet output (documented in the README)."""
-    import pyarrow as pa  # noqa: PLC0415
-
-    return pa.schema(
-        [
-            pa.field("id", pa.string(), nullable=False),
-            pa.field("document_id", pa.string(), nullable=False),
-            pa.field("source", pa.string(), nullable=False),
-            pa.field("level", pa.int8(), nullable=False),
-            pa.field("index", pa.int32(), nullable=False),
-            pa.field("parent_id", pa.string()),
-            pa.field("child_ids", pa.list_(pa.string()), nullable=False),
-            pa.field("start_char", pa.int64(), nullable=False),
-            pa.field("end_char", pa.int64(), nullable=False),
-            pa.field("start_byte", pa.int64(), nullable=False),
-            pa.field("end_byte", pa.int64(), nullable=False),
-            pa.field("text", pa.large_string(), nullable=False),
-            pa.field("headings", pa.list_(pa.string())),
-        ]
-    )
+    return chunk_schema()
 
 
 def _hex_ids(pa: Any, np: Any, data: bytes, validity: Any = None) -> pa.Array:

@@ -11,7 +11,7 @@ Example (a local Ray; on a cluster, ``ray.init(address="auto")`` and a shared pa
 .. code-block:: python
 
     import ray
-    from spanchunk.integrations.ray import ChunkBatches
+from spanchunk.integrations.ray import ChunkBatches
 
     documents = ray.data.read_parquet("s3://bucket/documents/")  # columns: id, text, ...
     chunks = documents.map_batches(
@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 from spanchunk import Chunk, HierarchicalChunker
+from spanchunk._schema import chunk_schema as _chunk_schema
 from spanchunk import Document as SpanDocument
 from spanchunk.integrations._common import Unit, hierarchical_chunker, missing_extra
 
@@ -56,43 +57,28 @@ def chunk_schema() -> pa.Schema:
     ``id``          string          ``Chunk.id`` (16 hex digits, deterministic)
     ``document_id`` string          ``Chunk.document_id``
     ``source``      string, null    the document's source (path or URL)
-    ``level``       int32           ``Chunk.level``: 0 for the leaves, 1 for parents, ...
-    ``index``       int64           ``Chunk.index`` within its document and level
+    ``level``       int8            ``Chunk.level``: 0 for the leaves, 1 for parents, ...
+    ``index``       int32           ``Chunk.index`` within its document and level
     ``parent_id``   string, null    ``Chunk.parent_id`` (null at the top)
     ``child_ids``   list<string>    ``Chunk.child_ids`` (empty for the leaves)
     ``start_char``  int64           ``Chunk.start_char`` (code points, as Python's len)
     ``end_char``    int64           ``Chunk.end_char``
     ``start_byte``  int64           ``Chunk.start_byte`` (UTF-8)
     ``end_byte``    int64           ``Chunk.end_byte``
-    ``text``        string          ``Chunk.text``
+    ``text``        large_string    ``Chunk.text``
     ``headings``    list<string>,   the Markdown heading path; null for plain text
                     null
     ``metadata``    string          the document's metadata as a JSON object
     ==============  ==============  ====================================================
     """
-    return pa.schema(
-        [
-            pa.field("id", pa.string(), nullable=False),
-            pa.field("document_id", pa.string(), nullable=False),
-            pa.field("source", pa.string()),
-            pa.field("level", pa.int32(), nullable=False),
-            pa.field("index", pa.int64(), nullable=False),
-            pa.field("parent_id", pa.string()),
-            pa.field("child_ids", pa.list_(pa.string()), nullable=False),
-            pa.field("start_char", pa.int64(), nullable=False),
-            pa.field("end_char", pa.int64(), nullable=False),
-            pa.field("start_byte", pa.int64(), nullable=False),
-            pa.field("end_byte", pa.int64(), nullable=False),
-            pa.field("text", pa.string(), nullable=False),
-            pa.field("headings", pa.list_(pa.string())),
-            pa.field("metadata", pa.string(), nullable=False),
-        ]
-    )
+    return _chunk_schema(metadata=True)
 
 
 _SPARK_TYPES = {
     pa.string(): "string",
+    pa.int8(): "tinyint",
     pa.int32(): "int",
+    pa.large_string(): "string",
     pa.int64(): "bigint",
     pa.list_(pa.string()): "array<string>",
 }
