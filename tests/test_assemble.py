@@ -36,9 +36,9 @@ def check(spans: list[Span], text: str, budget: int, unit: str) -> None:
     encoded = text.encode("utf-8", "surrogatepass")
     for span in spans:
         assert span.text == text[span.start_char : span.end_char]
-        assert span.text.encode("utf-8", "surrogatepass") == encoded[
-            span.start_byte : span.end_byte
-        ]
+        assert (
+            span.text.encode("utf-8", "surrogatepass") == encoded[span.start_byte : span.end_byte]
+        )
         assert span.size == size_of(span.text, unit)
         assert span.text
     assert sum(span.size for span in spans) <= budget
@@ -61,9 +61,7 @@ def test_close_hits_are_bridged_and_merged_up() -> None:
     assert parent is not None
     # Hits 1 and 3 of the five leaves of the first parent: leaf 2 bridges them, and 3 of
     # 5 leaves is more than half the parent, so the parent is sent.
-    spans = assemble(
-        [leaves[1], leaves[3], leaves[7]], store, budget=1000, unit="char", widen=0.0
-    )
+    spans = assemble([leaves[1], leaves[3], leaves[7]], store, budget=1000, unit="char", widen=0.0)
     assert [(s.start_char, s.end_char) for s in spans] == [
         (parent.start_char, parent.end_char),
         (leaves[7].start_char, leaves[7].end_char),
@@ -74,8 +72,9 @@ def test_close_hits_are_bridged_and_merged_up() -> None:
 
 def test_no_bridge_with_gap_zero_and_no_merge_with_threshold_one() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
-    spans = assemble([leaves[1], leaves[3]], store, budget=1000, unit="char", gap=0,
-                     threshold=1.0, widen=0.0)
+    spans = assemble(
+        [leaves[1], leaves[3]], store, budget=1000, unit="char", gap=0, threshold=1.0, widen=0.0
+    )
     assert [(s.start_char, s.end_char) for s in spans] == [
         (leaves[1].start_char, leaves[1].end_char),
         (leaves[3].start_char, leaves[3].end_char),
@@ -98,8 +97,9 @@ def test_the_parent_whenever_it_fits_by_default() -> None:
 
 def test_a_centred_window_of_neighbours() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
-    spans = assemble([leaves[2]], store, budget=1000, unit="char", widen=0.0, context=1,
-                     threshold=1.0)
+    spans = assemble(
+        [leaves[2]], store, budget=1000, unit="char", widen=0.0, context=1, threshold=1.0
+    )
     assert [(s.start_char, s.end_char) for s in spans] == [
         (leaves[1].start_char, leaves[3].end_char)
     ]
@@ -117,8 +117,7 @@ def test_scores_and_order() -> None:
     hits = [(leaves[9], 0.9), (leaves[0], 0.8)]
     by_document = assemble(hits, store, budget=1000, unit="char", gap=0, widen=0.0)
     assert [s.start_char for s in by_document] == [leaves[0].start_char, leaves[9].start_char]
-    by_score = assemble(hits, store, budget=1000, unit="char", gap=0, widen=0.0,
-                        order="score")
+    by_score = assemble(hits, store, budget=1000, unit="char", gap=0, widen=0.0, order="score")
     assert [s.score for s in by_score] == [0.9, 0.8]
     assert [s.rank for s in by_score] == [0, 1]
 
@@ -181,10 +180,12 @@ def test_spans_are_exact_disjoint_and_within_budget(
     spans = assemble(hits, store, budget, unit=kwargs["unit"], **options)
     check(spans, text, budget, kwargs["unit"])
     # With room for the whole text and no widening, every hit is sent.
-    if size_of(text, kwargs["unit"]) <= budget and options[
-        "threshold"
-    ] >= 1.0 and options["widen"] == 0.0 and options["gap"] == 0 and not options["context"]:
+    if (
+        size_of(text, kwargs["unit"]) <= budget
+        and options["threshold"] >= 1.0
+        and options["widen"] == 0.0
+        and options["gap"] == 0
+        and not options["context"]
+    ):
         for hit in hits:
-            assert any(
-                s.start_char <= hit.start_char and hit.end_char <= s.end_char for s in spans
-            )
+            assert any(s.start_char <= hit.start_char and hit.end_char <= s.end_char for s in spans)

@@ -74,4 +74,3 @@ def test_parent_content_rebuilds_the_parent_from_the_hit(make) -> None:  # noqa:
     assert [c for c in tree if c.level == 0] == leaves
     many = chunker.chunk_many([TEXT, TEXT], workers=2)
     assert many[: len(leaves)] == leaves
-

@@ -29,9 +29,7 @@ DIGESTS = Path(__file__).resolve().parent / "golden" / "digests.json"
 SETTINGS: dict[str, Callable[[], Chunker]] = {
     "recursive-default-chars": RecursiveChunker,
     "parent-child-2000-400-chars": lambda: ParentChildChunker(2000, 400),
-    "parent-child-2000-400-overlap-100": lambda: ParentChildChunker(
-        2000, 400, child_overlap=100
-    ),
+    "parent-child-2000-400-overlap-100": lambda: ParentChildChunker(2000, 400, child_overlap=100),
     "recursive-tiny-40-overlap-9": lambda: RecursiveChunker(40, overlap=9),
     "hierarchical-2048-512-128": lambda: HierarchicalChunker([2048, 512, 128]),
     "parent-child-2000-400-bytes": lambda: ParentChildChunker(2000, 400, unit="byte"),

@@ -115,9 +115,7 @@ def retriever(docstore: object) -> ParentDocumentRetriever:
 
 
 @pytest.mark.parametrize("store", ["memory", "chunkstore", "chunkstore-sqlite"])
-def test_parent_document_retriever_returns_the_right_parents(
-    store: str, tmp_path: Path
-) -> None:
+def test_parent_document_retriever_returns_the_right_parents(store: str, tmp_path: Path) -> None:
     text = frankenstein()
     if store == "memory":
         docstore: object = InMemoryStore()

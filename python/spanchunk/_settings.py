@@ -62,9 +62,7 @@ def int_setting(name: str, value: object, example: int) -> int:
             f"pass a whole number, e.g. {name}={example}"
         )
     if value > MAX_SIZE:
-        raise ValueError(
-            f"{name} must be at most 2**63 - 1, got {value}: pass a smaller {name}"
-        )
+        raise ValueError(f"{name} must be at most 2**63 - 1, got {value}: pass a smaller {name}")
     return value
 
 

@@ -135,8 +135,9 @@ class _Block:
     def size_of(self, chosen: Sequence[bool], measure: Callable[[str], int]) -> int:
         return sum(self.run_size(first, end, measure) for first, end in self.runs(chosen))
 
-    def merge_up(self, chosen: list[bool], position: int, threshold: float,
-                 measure: Callable[[str], int]) -> list[bool]:
+    def merge_up(
+        self, chosen: list[bool], position: int, threshold: float, measure: Callable[[str], int]
+    ) -> list[bool]:
         """Take each ancestor of ``position``, nearest first, while its chosen share of size
         is above ``threshold``."""
         merged = chosen.copy()
@@ -149,9 +150,17 @@ class _Block:
             merged[low:high] = [True] * (high - low)
         return merged
 
-    def proposals(self, first: int, end: int, *, gap: int, context: int, threshold: float,
-                  widest: float,
-                  measure: Callable[[str], int]) -> list[list[bool]]:
+    def proposals(
+        self,
+        first: int,
+        end: int,
+        *,
+        gap: int,
+        context: int,
+        threshold: float,
+        widest: float,
+        measure: Callable[[str], int],
+    ) -> list[list[bool]]:
         """What taking leaves [first, end) could add, most generous first."""
         bare = self.chosen.copy()
         bare[first:end] = [True] * (end - first)
@@ -203,8 +212,9 @@ def _walk(store: ChunkStore, top: Chunk, cache: dict[str, Chunk | None]) -> _Blo
     return _Block(top, leaves, ranges, chains)
 
 
-def _measure(unit: str, encoding: str | None, length_function: Callable[[str], int] | None
-             ) -> Callable[[str], int]:
+def _measure(
+    unit: str, encoding: str | None, length_function: Callable[[str], int] | None
+) -> Callable[[str], int]:
     if unit == "token" and encoding is None and length_function is None:
         encoding = "cl100k_base"
     units = sizing(unit, encoding, None, length_function)
@@ -217,8 +227,13 @@ def _hits(hits: Iterable[Chunk | tuple[Chunk, float]]) -> list[tuple[Chunk, floa
     for rank, hit in enumerate(hits):
         if isinstance(hit, Chunk):
             scored.append((hit, -float(rank)))
-        elif (isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[0], Chunk)
-              and isinstance(hit[1], (int, float)) and not isinstance(hit[1], bool)):
+        elif (
+            isinstance(hit, tuple)
+            and len(hit) == 2
+            and isinstance(hit[0], Chunk)
+            and isinstance(hit[1], (int, float))
+            and not isinstance(hit[1], bool)
+        ):
             scored.append((hit[0], float(hit[1])))
         else:
             raise TypeError(
@@ -304,7 +319,12 @@ def assemble(
         if total - block.size + block.size_of(bare, measure) > budget:
             continue  # every other proposal holds this one: none fits
         proposals = block.proposals(
-            first, end, gap=gap, context=context, threshold=threshold, widest=widen * budget,
+            first,
+            end,
+            gap=gap,
+            context=context,
+            threshold=threshold,
+            widest=widen * budget,
             measure=measure,
         )
         for proposal in proposals:
@@ -378,9 +398,9 @@ def _spans(blocks: Iterable[_Block], measure: Callable[[str], int], order: str) 
                     start_byte=start_byte,
                     end_byte=start_byte + len(text.encode("utf-8", "surrogatepass")),
                     text=text,
-                    chunk_ids=(whole.id,) if whole is not None and end - first > 1 else tuple(
-                        leaf.id for leaf in block.leaves[first:end]
-                    ),
+                    chunk_ids=(whole.id,)
+                    if whole is not None and end - first > 1
+                    else tuple(leaf.id for leaf in block.leaves[first:end]),
                     level=whole.level if whole is not None and end - first > 1 else 0,
                     score=score,
                     rank=rank,
@@ -392,8 +412,10 @@ def _spans(blocks: Iterable[_Block], measure: Callable[[str], int], order: str) 
     else:
         first_rank: dict[str, int] = {}
         for span in spans:
-            first_rank[span.document_id] = min(first_rank.get(span.document_id, span.rank),
-                                               span.rank)
-        spans.sort(key=lambda span: (first_rank[span.document_id], span.document_id,
-                                     span.start_char))
+            first_rank[span.document_id] = min(
+                first_rank.get(span.document_id, span.rank), span.rank
+            )
+        spans.sort(
+            key=lambda span: (first_rank[span.document_id], span.document_id, span.start_char)
+        )
     return spans

@@ -167,7 +167,7 @@ class HierarchicalChunker(_BuiltInChunker, built_in=True):
         attribute="_given_chunkers",
     )
     parent_content: Setting[bool] = FlagSetting(
-        "Whether each leaf carries its parent in ``metadata[\"parent_content\"]``."
+        'Whether each leaf carries its parent in ``metadata["parent_content"]``.'
     )
 
     # Positional settings mirror the documented signature (HierarchicalChunker([2048, 512])).
@@ -349,7 +349,7 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         '``"char"``, ``"byte"`` or ``"token"``, of the default levels.'
     )
     parent_content: Setting[bool] = FlagSetting(
-        "Whether each leaf carries its parent in ``metadata[\"parent_content\"]``."
+        'Whether each leaf carries its parent in ``metadata["parent_content"]``.'
     )
 
     # Positional settings mirror the documented signature (ParentChildChunker(2000, 400)).

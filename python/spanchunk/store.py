@@ -278,9 +278,7 @@ def decode_child_ids(text: str) -> tuple[str, ...]:
 
 def decode_metadata(text: str) -> MappingProxyType[str, Any]:
     """The read-only mapping ``encode_metadata`` was given."""
-    return MappingProxyType(
-        {key: _decode_value(value) for key, value in json.loads(text).items()}
-    )
+    return MappingProxyType({key: _decode_value(value) for key, value in json.loads(text).items()})
 
 
 # --------------------------------------------------------------------------------------------

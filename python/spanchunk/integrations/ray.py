@@ -34,8 +34,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 from spanchunk import Chunk, HierarchicalChunker
-from spanchunk._schema import chunk_schema as _chunk_schema
 from spanchunk import Document as SpanDocument
+from spanchunk._schema import chunk_schema as _chunk_schema
 from spanchunk.integrations._common import Unit, hierarchical_chunker, missing_extra
 
 try:
