@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import spanchunk
 from _contract import chunk_record
 from spanchunk import (
     Chunk,
@@ -37,7 +38,8 @@ from spanchunk import (
 )
 from spanchunk.store import SCHEMA_VERSION, StoreFormatError
 
-PYTHON_DIR = Path(__file__).resolve().parent.parent / "python"
+# Child processes import spanchunk from where this process did (an install or a source tree).
+PYTHON_DIR = Path(spanchunk.__file__).resolve().parent.parent
 
 TEXT_A = "\n\n".join(f"Alpha paragraph {i}. " + "words in alpha " * 9 for i in range(8))
 TEXT_B = "\n\n".join(f"Beta paragraph {i}. " + "words in beta " * 7 for i in range(5))
