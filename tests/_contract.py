@@ -459,25 +459,29 @@ def chunk_record(c: Any) -> tuple:
     )
 
 
-def check_greedy(
+def check_merging(
     text: str,
     levels: Mapping[int, LevelArrays],
     spec: Mapping[int, LevelSpec],
     unit: Unit,
     *,
     trim: bool | Mapping[int, bool] = True,
+    merge: str | Mapping[int, str] = "boundary",
     info: TextInfo | None = None,
 ) -> None:
-    """What SEMANTICS.md adds to the contract for the built-in engine.
+    """What the README's rules of cutting add to the contract for the built-in engine.
 
-    - Greedy merge: without overlap, two consecutive chunks of one parent never fit together
-      (the first atom of the second chunk did not fit after the first chunk, and the second
-      chunk contains that atom, so their union cannot fit either).
     - trim=True: no chunk starts or ends with whitespace.
+    - merge="greedy": without overlap, two consecutive chunks of one parent never fit
+      together (the first atom of the second chunk did not fit after the first chunk, and the
+      second chunk contains that atom, so their union cannot fit either). Under
+      merge="boundary" they may (a chunk ends at the coarsest cut, leaving room unused); that
+      rule needs the separator levels and is checked in test_boundaries.py.
     """
     info = info or TextInfo(text)
     for level, arrays in levels.items():
         level_trim = trim if isinstance(trim, bool) else trim[level]
+        level_merge = merge if isinstance(merge, str) else merge[level]
         sc, ec = arrays.start_char, arrays.end_char
         if level_trim and len(sc):
             bad = ~info.non_ws[sc] | ~info.non_ws[ec - 1]
@@ -487,7 +491,7 @@ def check_greedy(
                     f"level {level}: trim is on but row {row} has whitespace at an edge: "
                     f"{info.context(int(sc[row]), int(ec[row]), 0)}"
                 )
-        if spec[level].overlap or len(sc) < 2:
+        if spec[level].overlap or len(sc) < 2 or level_merge != "greedy":
             continue
         same_parent = arrays.parent[:-1] == arrays.parent[1:]
         starts, ends = (sc, ec) if unit == "char" else (arrays.start_byte, arrays.end_byte)

@@ -157,6 +157,7 @@ def recursive_settings(draw: Any, unit: str | None = None) -> dict[str, Any]:
         "keep_separator": draw(st.sampled_from(["end", "start", False])),
         "trim": draw(st.booleans()),
         "unit": unit,
+        "merge": draw(st.sampled_from(["boundary", "greedy"])),
     }
 
 

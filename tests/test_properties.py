@@ -9,7 +9,7 @@ from _contract import (
     TextInfo,
     check_chunker,
     check_chunks,
-    check_greedy,
+    check_merging,
     hierarchical_levels,
     parent_child_levels,
     recursive_levels,
@@ -45,7 +45,9 @@ def test_recursive_chunker_keeps_the_contract(text: str, kwargs: dict[str, Any])
     check_chunker(chunker, text, spec, kwargs["unit"])
     levels = spans_to_levels(chunker.spans(text))
     if levels:
-        check_greedy(text, levels, spec, kwargs["unit"], trim=kwargs["trim"])
+        check_merging(
+            text, levels, spec, kwargs["unit"], trim=kwargs["trim"], merge=kwargs["merge"]
+        )
 
 
 @PROPERTY
@@ -56,7 +58,7 @@ def test_parent_child_chunker_keeps_the_contract(text: str, kwargs: dict[str, An
     tree = check_chunker(chunker, text, spec, kwargs["unit"])
     levels = spans_to_levels(chunker.spans(text))
     if levels:
-        check_greedy(text, levels, spec, kwargs["unit"])
+        check_merging(text, levels, spec, kwargs["unit"])
     # chunk() recorded every parent of the children it returned.
     for child in (c for c in tree if c.level == 0):
         parent = chunker.parent_of(child)
@@ -101,7 +103,8 @@ def test_parent_child_with_explicit_level_chunkers(text: str, data: st.DataObjec
     levels = spans_to_levels(chunker.spans(text))
     if levels:
         trim = {1: parent_kwargs["trim"], 0: child_kwargs["trim"]}
-        check_greedy(text, levels, spec, unit, trim=trim)
+        merge = {1: parent_kwargs["merge"], 0: child_kwargs["merge"]}
+        check_merging(text, levels, spec, unit, trim=trim, merge=merge)
 
 
 @PROPERTY
@@ -140,7 +143,7 @@ def test_three_level_hierarchical_chunker_keeps_the_contract(
     assert {c.level for c in tree} <= {0, 1, 2}
     levels = spans_to_levels(chunker.spans(text))
     if levels:
-        check_greedy(text, levels, spec, kwargs["unit"])
+        check_merging(text, levels, spec, kwargs["unit"])
 
 
 @PROPERTY

@@ -27,36 +27,49 @@ SEPARATORS = [
 ]
 
 
+Tree = tuple[list[int], list[list[str]] | None, str, str]
+
+
 @st.composite
-def trees(draw: Any) -> tuple[list[int], list[list[str]] | None, str]:
-    """Level sizes (top first, each smaller than the one above), separators, placement."""
+def trees(draw: Any) -> Tree:
+    """Level sizes (top first, each smaller than the one above), separators, placement and
+    merge rule."""
     sizes = [draw(st.integers(2, 300))]
     for _ in range(draw(st.integers(0, 2))):
         if sizes[-1] > 1:
             sizes.append(draw(st.integers(1, sizes[-1] - 1)))
-    return sizes, draw(st.sampled_from(SEPARATORS)), draw(st.sampled_from(["end", "none"]))
+    return (
+        sizes,
+        draw(st.sampled_from(SEPARATORS)),
+        draw(st.sampled_from(["end", "none"])),
+        draw(st.sampled_from(["boundary", "greedy"])),
+    )
 
 
-def _tree(sizes: list[int], separators: list[list[str]] | None, keep: str) -> _core.Tree:
+def _tree(
+    sizes: list[int], separators: list[list[str]] | None, keep: str, merge: str
+) -> _core.Tree:
     return _core.Tree(
-        [_core.Splitter(size, separators=separators, keep_separator=keep) for size in sizes]
+        [
+            _core.Splitter(size, separators=separators, keep_separator=keep, merge=merge)
+            for size in sizes
+        ]
     )
 
 
 @PROPERTY
 @given(text=texts, tree=trees())
-def test_seeking_cuts_as_the_atom_engine(
-    text: str, tree: tuple[list[int], list[list[str]] | None, str]
-) -> None:
+def test_seeking_cuts_as_the_atom_engine(text: str, tree: Tree) -> None:
     core = _tree(*tree)
     np.testing.assert_array_equal(core.spans(text), core.spans_by_atoms(text))
 
 
+@pytest.mark.parametrize("merge", ["boundary", "greedy"])
 @pytest.mark.parametrize("sizes", [[2000, 400], [300, 60, 15], [40, 9]])
 def test_the_corpus_is_cut_alike(
-    corpus: dict[str, list[tuple[str, str]]], sizes: list[int]
+    corpus: dict[str, list[tuple[str, str]]], sizes: list[int], merge: str
 ) -> None:
-    core = _tree(sizes, None, "end")
+    core = _tree(sizes, None, "end", merge)
     for files in corpus.values():
         for name, text in files:
             assert np.array_equal(core.spans(text), core.spans_by_atoms(text)), name

@@ -23,6 +23,7 @@ class Splitter:
         trim: bool = True,
         unit: str = "char",
         structure: str | None = None,
+        merge: str = "boundary",
         encoding: str | None = None,
         tokenizer_json: str | None = None,
         length_function: Callable[[str], int] | None = None,
@@ -44,6 +45,8 @@ class Splitter:
     def unit(self) -> str: ...
     @property
     def structure(self) -> str | None: ...
+    @property
+    def merge(self) -> str: ...
     @property
     def seekable(self) -> bool: ...
     def split(self, text: str) -> NDArray[np.int64]: ...

@@ -22,6 +22,7 @@ from spanchunk._tokens import Sizing, sizing
 
 __all__ = [
     "KeepSeparator",
+    "Merge",
     "Setting",
     "UnitSetting",
     "bool_setting",
@@ -29,6 +30,7 @@ __all__ = [
     "fingerprint_of",
     "int_setting",
     "keep_separator_setting",
+    "merge_setting",
     "min_chunk_size_setting",
     "name_setting",
     "nested_settings",
@@ -42,6 +44,9 @@ __all__ = [
 
 KeepSeparator = Literal["end", "start", False]
 """Where a separator goes: ending the chunk before it, starting the one after, or neither."""
+
+Merge = Literal["boundary", "greedy"]
+"""How pieces are merged into a chunk: up to the coarsest boundary that fits, or greedily."""
 
 Value = TypeVar("Value")
 
@@ -182,6 +187,17 @@ def keep_separator_setting(keep_separator: object) -> KeepSeparator:
 def core_keep_separator(keep_separator: KeepSeparator) -> str:
     """The core's name for a keep_separator choice ("end", "start" or "none")."""
     return "none" if keep_separator is False else keep_separator
+
+
+def merge_setting(merge: object) -> Merge:
+    """``"boundary"`` (chunks end at the coarsest separator that fits) or ``"greedy"``."""
+    if isinstance(merge, str) and merge in ("boundary", "greedy"):
+        return merge  # type: ignore[return-value]
+    raise ValueError(
+        f"merge must be 'boundary' (a chunk holds whole pieces of the coarsest separator "
+        f"level that fits, and ends there) or 'greedy' (a chunk takes pieces of any level "
+        f"while they fit), got {merge!r}"
+    )
 
 
 def bool_setting(name: str, value: object) -> bool:

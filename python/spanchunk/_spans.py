@@ -15,7 +15,7 @@ text releases the GIL.
 - ``SPAN_COLUMNS``: ``("level", "index", "parent", "start_byte", "end_byte", "start_char",
   "end_char")``.
 - ``Splitter(chunk_size, *, overlap, min_chunk_size, separators, keep_separator, trim, unit,
-  structure, encoding, tokenizer_json, length_function)``: one level of the recursive
+  structure, merge, encoding, tokenizer_json, length_function)``: one level of the recursive
   engine; its settings are checked on construction (``ValueError`` naming the setting and the
   fix). ``measure(text)`` sizes a text in the unit; ``split(text)`` gives the (n, 4)
   ``start_byte, end_byte, start_char, end_char`` of each chunk; ``seekable`` says whether a

@@ -21,10 +21,12 @@ class MarkdownChunker(RecursiveChunker, built_in=True):
     table rows, then by the separators of ``RecursiveChunker``. A code block or a table row
     is never cut while it fits.
 
-    Pieces are merged greedily up to ``chunk_size``, with one rule for headings: a chunk
-    takes a heading that is not its first line only together with that heading's whole
-    section, and only when the chunk began at a heading of the same or a higher level (or at
-    the start of the document). Small sibling sections under one parent heading merge; a
+    Pieces are merged up to ``chunk_size`` as ``RecursiveChunker`` merges them (``merge``),
+    with two rules for headings: the cut right after a heading's line is a chunk's last
+    resort (a heading stays with the start of its section), and a chunk takes a heading
+    that is not its first line only together with that heading's whole section, and only
+    when the chunk began at a heading of the same or a higher level (or at the start of the
+    document). Small sibling sections under one parent heading merge; a
     chunk never ends inside a section it entered, nor runs from the tail of one section into
     the next.
 

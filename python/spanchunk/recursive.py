@@ -8,12 +8,14 @@ from typing import ClassVar, Literal
 from spanchunk import _core
 from spanchunk._settings import (
     KeepSeparator,
+    Merge,
     Setting,
     UnitSetting,
     bool_setting,
     core_keep_separator,
     fingerprint_of,
     keep_separator_setting,
+    merge_setting,
     min_chunk_size_setting,
     name_setting,
     overlap_setting,
@@ -38,8 +40,11 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
 
     Text is cut at blank lines, then line breaks, sentence ends, clause marks and spaces,
     then between grapheme clusters, until every piece fits ``chunk_size``; pieces are then
-    merged greedily into chunks of at most ``chunk_size`` (strictly). All of it runs in the
-    Rust core with the GIL released.
+    merged into chunks of at most ``chunk_size`` (strictly) that end where the text does:
+    from a chunk's start, the coarsest separator level whose next piece fits decides, and
+    the chunk takes whole pieces of that level while they fit (``merge="boundary"``, the
+    default; ``merge="greedy"`` takes pieces of any level while they fit). All of it runs in
+    the Rust core with the GIL released.
 
     Args:
         chunk_size: The largest chunk, in ``unit`` (at least 1; at least 4 for bytes).
@@ -52,6 +57,10 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
         keep_separator: ``"end"``: a separator ends the chunk before it; ``"start"``: it
             begins the chunk after it; ``False``: it never stands at a chunk edge.
         trim: Strip whitespace from both edges of every chunk.
+        merge: ``"boundary"`` (the default): a chunk ends after the coarsest cut it can
+            reach, holding whole pieces of that separator level; ``"greedy"``: a chunk takes
+            pieces of any level while they fit (fuller chunks, fewer of them, some ending
+            inside a sentence).
         unit: ``"char"`` (code points, as ``len``), ``"byte"`` (UTF-8 bytes) or
             ``"token"`` (with exactly one of ``encoding``, ``tokenizer``, ``length_function``).
         encoding: With ``unit="token"``: a tiktoken encoding compiled into the core
@@ -111,6 +120,11 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
         check=lambda _chunker, value: bool_setting("trim", value),
         shown=lambda trim: not trim,
     )
+    merge: Setting[Merge] = Setting(
+        'How pieces are merged: ``"boundary"`` (the default) or ``"greedy"``.',
+        check=lambda _chunker, value: merge_setting(value),
+        shown=lambda merge: merge != "boundary",
+    )
     unit: Setting[str] = UnitSetting('``"char"``, ``"byte"`` or ``"token"``.')
     name: Setting[str | None] = Setting(
         "The label given at construction (not part of the fingerprint).",
@@ -133,6 +147,7 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
         *,
         tokenizer: object = None,
         length_function: Callable[[str], int] | None = None,
+        merge: Merge = "boundary",
     ) -> None:
         self._configure(
             unit=(unit, encoding, tokenizer, length_function),
@@ -142,6 +157,7 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
             separators=separators,
             keep_separator=keep_separator,
             trim=trim,
+            merge=merge,
             name=name,
         )
         self._rebuild()
@@ -156,6 +172,7 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
                 keep_separator=core_keep_separator(self._keep_separator),
                 trim=self._trim,
                 structure=self._STRUCTURE,
+                merge=self._merge,
                 **self._sizing.core(),
             )
         except UnicodeEncodeError as error:

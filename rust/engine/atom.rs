@@ -12,6 +12,12 @@ pub(crate) struct Atom {
     pub(crate) lead_gap: usize,
     /// The separator level at which cutting this atom further would start.
     pub(crate) depth: usize,
+    /// The separator level of the cut just before this atom (lower is coarser; Markdown
+    /// structure levels come first, graphemes and code points last). Meaningless for the
+    /// first atom of a range.
+    pub(crate) boundary: usize,
+    /// Markdown: the atom starts at a heading's line.
+    pub(crate) title: bool,
     /// Markdown: the level (1 to 6) of the heading whose section this atom starts, else 0.
     pub(crate) heading: u8,
     /// Markdown heading atoms: end byte of the section's last atom in this cut.

@@ -78,6 +78,45 @@ impl Structure {
     }
 }
 
+/// How pieces are merged into a chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Merge {
+    /// From a chunk's start, the coarsest separator level whose next piece fits decides: the
+    /// chunk takes whole pieces of that level while they fit, and ends there (the default).
+    /// A finer level is used only inside a piece that alone exceeds the size.
+    #[default]
+    Boundary,
+    /// The chunk takes pieces of any level while they fit: fuller chunks, fewer of them, but
+    /// a chunk may end inside a sentence when a whole one would have ended it earlier.
+    Greedy,
+}
+
+impl Merge {
+    /// Parses the Python spelling ("boundary", "greedy").
+    ///
+    /// # Errors
+    /// Any other value, with the choices.
+    pub fn parse(name: &str) -> Result<Self, ChunkError> {
+        match name {
+            "boundary" => Ok(Self::Boundary),
+            "greedy" => Ok(Self::Greedy),
+            other => Err(ChunkError::setting(
+                "merge",
+                format!("unknown value {other:?}: use \"boundary\" or \"greedy\""),
+            )),
+        }
+    }
+
+    /// The Python spelling.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Boundary => "boundary",
+            Self::Greedy => "greedy",
+        }
+    }
+}
+
 /// The settings of one level.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SplitterConfig {
@@ -95,6 +134,8 @@ pub struct SplitterConfig {
     pub trim: bool,
     /// Document structure cut at before the separators.
     pub structure: Structure,
+    /// How pieces are merged into a chunk.
+    pub merge: Merge,
 }
 
 impl SplitterConfig {
@@ -109,6 +150,7 @@ impl SplitterConfig {
             keep_separator: KeepSeparator::End,
             trim: true,
             structure: Structure::Plain,
+            merge: Merge::Boundary,
         }
     }
 }

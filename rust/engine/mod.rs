@@ -8,7 +8,7 @@
 //! - `atom.rs`: the [`atom::Atom`], a piece that fits the chunk size;
 //! - `pack.rs`: packing for sizers whose counts do not add up (tokens, a Python callable);
 //! - `sections.rs`: the Markdown rules of merging (headings take their whole section);
-//! - `merge.rs`: greedy packing of atoms into chunks, with overlap;
+//! - `merge.rs`: packing atoms into chunks that end at the coarsest boundary, with overlap;
 //! - `split.rs`: the atom engine, recursive separator splitting into atoms;
 //! - `seek.rs`: the seek engine, chunk ends found without an atom per piece;
 //! - `cascade.rs`: both engines cutting every level of a tree in one walk;
@@ -25,7 +25,7 @@ mod seek;
 pub mod split;
 pub mod tree;
 
-pub use config::{default_separators, KeepSeparator, SplitterConfig, Structure};
+pub use config::{default_separators, KeepSeparator, Merge, SplitterConfig, Structure};
 pub use plan::Splitter;
 pub use split::Prepared;
 pub use tree::{

@@ -10,6 +10,13 @@
 //! over-estimates), the proposal grows again from the exact count, for a few rounds at most.
 //! Byte-level BPE gives a free upper bound (one token per byte at most): a proposal whose
 //! byte length fits is not encoded at all.
+//!
+//! Runs of graphemes (a piece no separator cuts) were packed the same way, by summing
+//! per-grapheme counts: eight "x" are one token, not eight, so `"x" * 20000` at 512 tokens
+//! gave 40 chunks of 64 tokens, and words were cut inside their tokens. Now a run is found
+//! in a window that just holds more than the budget: it ends at the last token end (of the
+//! window's own encoding) on a grapheme boundary whose prefix fits, one encoding and mostly
+//! one exact count per run; a sizer without tokens bisects over grapheme boundaries.
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -22,12 +29,13 @@ use crate::sizing::SizeError;
 /// Rounds of growing a proposal from an exact count before the chunk is taken as it is.
 const GROW_ROUNDS: usize = 2;
 
-/// Graphemes (or code points) measured before they are packed: bounds the buffer on text
-/// with no separators at all.
-const BATCH: usize = 4096;
-
 /// The size of `text[start..end]`, or a cheap upper bound of it when that bound fits `limit`.
-fn measure(splitter: &Splitter, text: &str, start: usize, end: usize) -> Result<usize, SizeError> {
+pub(crate) fn measure(
+    splitter: &Splitter,
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Result<usize, SizeError> {
     let sizer = splitter.sizer();
     let region = &text[start..end];
     let bound = sizer.upper_bound(region);
@@ -152,10 +160,23 @@ pub(crate) fn overlap_start(
     Ok(None)
 }
 
-/// Packs the graphemes of `text[start..end]` into runs that fit, measuring each grapheme once
-/// and each run exactly once (plus a bisection when the sum under-estimated); a grapheme
-/// larger than the chunk size is packed by code points instead. Each run goes to `emit` as
-/// (start, end, size), in order.
+/// Bytes of text a run's window starts with per unit of the chunk size (English takes about
+/// 4.5 bytes per token, runs of one letter 8); the window doubles while it holds no more
+/// than the chunk size.
+const WINDOW_BYTES_PER_UNIT: usize = 8;
+
+/// Misses (a token end whose prefix, measured alone, does not fit) before a run's end is
+/// found by bisection instead.
+const TOKEN_END_TRIES: usize = 4;
+
+/// Packs the graphemes of `text[start..end]` into runs that take the whole chunk size, as
+/// the sizer measures the run (a sum of per-grapheme counts under-fills: eight "x" are one
+/// token, not eight). Each run is found in a window of text from its start that holds just
+/// more than the chunk size: with a sizer that has tokens, the run ends at the last token
+/// end on a grapheme boundary whose prefix fits (one encoding of the window and, mostly, one
+/// exact count); otherwise, or when that fails, at the last grapheme boundary that fits, by
+/// bisection (a few exact counts). A grapheme larger than the chunk size is packed by code
+/// points. Each run goes to `emit` as (start, end, size), in order.
 ///
 /// # Errors
 /// The sizer or `emit` failed, or a character is larger than the chunk size.
@@ -166,77 +187,115 @@ pub(crate) fn pack_graphemes(
     emit: &mut dyn FnMut((usize, usize, usize)) -> Result<(), ChunkError>,
 ) -> Result<(), ChunkError> {
     let sizer = splitter.sizer();
-    let chunk_size = splitter.config().chunk_size;
-    let mut items: Vec<Atom> = Vec::new();
-    let item = |start: usize, end: usize, size: usize| Atom {
-        start,
-        end,
-        size,
-        lead_gap: 0,
-        depth: 0,
-        heading: 0,
-        section_end: end,
-        section_size: size,
-    };
-    for (offset, grapheme) in text[start..end].grapheme_indices(true) {
-        let grapheme_start = start + offset;
-        let grapheme_size = sizer.size(grapheme)?;
-        if grapheme_size <= chunk_size {
-            items.push(item(
-                grapheme_start,
-                grapheme_start + grapheme.len(),
-                grapheme_size,
-            ));
-        } else {
-            for (char_offset, character) in grapheme.char_indices() {
-                let char_start = grapheme_start + char_offset;
-                let char_end = char_start + character.len_utf8();
-                let char_size = sizer.size(&text[char_start..char_end])?;
-                if char_size > chunk_size {
-                    return Err(ChunkError::Unsplittable {
-                        character,
-                        position: char_start,
-                        size: char_size,
-                        chunk_size,
-                    });
+    let limit = splitter.config().chunk_size;
+    let mut boundaries: Vec<usize> = Vec::new();
+    let mut run_start = start;
+    while run_start < end {
+        let mut span = limit.saturating_mul(WINDOW_BYTES_PER_UNIT).max(64);
+        let (window_end, window_size) = loop {
+            let mut window_end = run_start.saturating_add(span).min(end);
+            while !text.is_char_boundary(window_end) {
+                window_end += 1;
+            }
+            let size = sizer.size(&text[run_start..window_end])?;
+            if size > limit || window_end == end {
+                break (window_end, size);
+            }
+            span = span.saturating_mul(2);
+        };
+        if window_size <= limit {
+            // The rest fits (the window reached the end).
+            emit((run_start, end, window_size))?;
+            return Ok(());
+        }
+        // Grapheme boundaries inside the window: all but its end are those of the whole run.
+        boundaries.clear();
+        boundaries.extend(
+            text[run_start..window_end]
+                .grapheme_indices(true)
+                .skip(1)
+                .map(|(offset, _)| run_start + offset),
+        );
+        let fitting = |run_end: usize| -> Result<Option<usize>, SizeError> {
+            let size = sizer.size(&text[run_start..run_end])?;
+            Ok((size <= limit).then_some(size))
+        };
+        let mut run: Option<(usize, usize)> = None;
+        if let Some(ends) = sizer.token_ends(&text[run_start..window_end]) {
+            let mut misses = 0;
+            for &offset in ends.iter().take(limit).rev() {
+                let run_end = run_start + offset;
+                if run_end >= window_end || boundaries.binary_search(&run_end).is_err() {
+                    continue;
                 }
-                items.push(item(char_start, char_end, char_size));
+                if let Some(size) = fitting(run_end)? {
+                    run = Some((run_end, size));
+                    break;
+                }
+                misses += 1;
+                if misses == TOKEN_END_TRIES {
+                    break;
+                }
             }
         }
-        if items.len() >= BATCH {
-            pack_items(splitter, text, &mut items, emit, false)?;
+        if run.is_none() {
+            // The last grapheme boundary whose prefix fits (sizes grow with the prefix; each
+            // answer is measured, so a sizer for which they do not still never overfills).
+            let (mut low, mut high) = (0, boundaries.len());
+            while low < high {
+                let middle = low + (high - low) / 2;
+                match fitting(boundaries[middle])? {
+                    Some(size) => {
+                        run = Some((boundaries[middle], size));
+                        low = middle + 1;
+                    }
+                    None => high = middle,
+                }
+            }
         }
+        let (run_end, size) = if let Some(run) = run {
+            run
+        } else {
+            let first_end = boundaries.first().copied().unwrap_or(window_end);
+            code_point_run(splitter, text, run_start, first_end)?
+        };
+        emit((run_start, run_end, size))?;
+        run_start = run_end;
     }
-    pack_items(splitter, text, &mut items, emit, true)
+    Ok(())
 }
 
-/// Packs `items` into runs and hands them to `emit`; unless `last`, the final run stays in
-/// `items` (it may grow with the next batch).
-fn pack_items(
+/// The longest run of code points from `start` inside the grapheme `text[start..end]` (larger
+/// than the chunk size) that fits: its end and size.
+///
+/// # Errors
+/// The sizer failed, or the first character alone is larger than the chunk size.
+fn code_point_run(
     splitter: &Splitter,
     text: &str,
-    items: &mut Vec<Atom>,
-    emit: &mut dyn FnMut((usize, usize, usize)) -> Result<(), ChunkError>,
-    last: bool,
-) -> Result<(), ChunkError> {
-    let mut index = 0;
-    while index < items.len() {
-        let (run_last, size) = grow(
-            splitter,
-            text,
-            items,
-            items[index].start,
-            index,
-            items[index].size,
-        )?;
-        if !last && run_last + 1 == items.len() {
+    start: usize,
+    end: usize,
+) -> Result<(usize, usize), ChunkError> {
+    let sizer = splitter.sizer();
+    let chunk_size = splitter.config().chunk_size;
+    let mut run: Option<(usize, usize)> = None;
+    for (offset, character) in text[start..end].char_indices() {
+        let char_end = start + offset + character.len_utf8();
+        let size = sizer.size(&text[start..char_end])?;
+        if size > chunk_size {
+            if run.is_none() {
+                return Err(ChunkError::Unsplittable {
+                    character,
+                    position: start + offset,
+                    size,
+                    chunk_size,
+                });
+            }
             break;
         }
-        emit((items[index].start, items[run_last].end, size))?;
-        index = run_last + 1;
+        run = Some((char_end, size));
     }
-    items.drain(..index);
-    Ok(())
+    Ok(run.expect("a grapheme holds at least one character"))
 }
 
 #[cfg(test)]
@@ -346,6 +405,37 @@ mod tests {
                 assert!(sizer.size(&text[start..end]).unwrap() <= 37);
             }
         }
+    }
+
+    fn token_chunks(chunk_size: usize, separators: Vec<Vec<String>>, text: &str) -> Vec<&str> {
+        let mut config = SplitterConfig::new(chunk_size);
+        config.separators = separators;
+        let sizer = TokenSizer::tiktoken("cl100k_base").unwrap();
+        let splitter = Splitter::with_sizer(config, Box::new(sizer)).unwrap();
+        let spans = splitter.split(text).unwrap();
+        spans
+            .iter()
+            .map(|&(start, end)| &text[start..end])
+            .collect()
+    }
+
+    #[test]
+    fn graphemes_fill_the_whole_token_budget() {
+        let sizer = TokenSizer::tiktoken("cl100k_base").unwrap();
+        let text = "x".repeat(20_000);
+        let pieces = token_chunks(512, Vec::new(), &text);
+        assert_eq!(pieces.concat(), text);
+        let counts: Vec<usize> = pieces
+            .iter()
+            .map(|piece| sizer.size(piece).unwrap())
+            .collect();
+        assert_eq!(counts.len(), 5, "{counts:?}");
+        assert!(counts[..4].iter().all(|&count| count == 512), "{counts:?}");
+        // Cut where tokens end, not inside "final".
+        assert_eq!(
+            token_chunks(5, vec![vec![".".to_owned()]], "This is the final test."),
+            ["This is the final test", "."]
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
-use super::config::{KeepSeparator, SplitterConfig, Structure};
+use super::config::{KeepSeparator, Merge, SplitterConfig, Structure};
 use crate::error::ChunkError;
 use crate::markdown::STRUCTURE_LEVELS;
 use crate::sizing::{Sizer, Unit};
@@ -250,6 +250,16 @@ impl Splitter {
     }
 
     /// Structure levels before the literal separator levels.
+    /// The level of cuts between graphemes (and code points): finer than every separator.
+    pub(super) fn grapheme_level(&self) -> usize {
+        self.structure_levels() + self.levels.len()
+    }
+
+    /// Whether chunks end at the coarsest boundary that fits ([`Merge::Boundary`]).
+    pub(super) fn ends_at_boundaries(&self) -> bool {
+        self.config.merge == Merge::Boundary
+    }
+
     pub(super) fn structure_levels(&self) -> usize {
         if self.is_markdown() {
             STRUCTURE_LEVELS

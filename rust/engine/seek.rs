@@ -4,13 +4,14 @@
 //! trimmed, measured and pushed at every level of a tree, though most of them only ever sit
 //! inside a chunk. For the common settings (sizes in chars, trimmed chunks, no overlap, no
 //! joining of small pieces, plain text, the separator placed at the end of its piece) a
-//! chunk is the longest run of atoms from its start whose char count fits, so its end is the
-//! last atom end at or before the char `chunk_size` past its start. Seeking finds that end
-//! directly: from that char back to the nearest boundary of the coarsest separator level
-//! that cuts there, going down a level only inside the piece that holds the char, as the
-//! recursive split would. It returns exactly the atom engine's chunks; whatever it does not
-//! handle (a piece with no separator at all, cut by graphemes) makes it give up, and the
-//! atom engine cuts the text instead.
+//! chunk may take the atoms from its start that end by the char `chunk_size` past it, its
+//! *reach*; it ends after the coarsest cut among them (`Merge::Boundary`, the latest such
+//! cut) or after the last of them (`Merge::Greedy`). Seeking finds that end directly: down
+//! the pieces of the recursive split that hold the reach, from the whole text; the first
+//! piece whose cut falls inside the chunk gives the end (boundary), or the deepest one does
+//! (greedy). It returns exactly the atom engine's chunks; whatever it does not handle (a
+//! piece with no separator at all, cut by graphemes) makes it give up, and the atom engine
+//! cuts the text instead.
 //!
 //! Searching back for a boundary finds the same boundaries as the engine's forward
 //! leftmost-longest search only for some separator levels ([`Splitter::seekable`]): levels
@@ -146,7 +147,12 @@ impl<'a> Seeker<'a> {
                 (content_end, end_char)
             } else {
                 let reach = self.char_position((chunk_start, start_char), start_char + limit);
-                let chunk_end = self.last_end(reach)?.ok_or(Unseekable)?;
+                let chunk_end = if self.splitter.ends_at_boundaries() {
+                    self.coarsest_end(chunk_start, reach)
+                } else {
+                    self.last_end(reach)?
+                }
+                .ok_or(Unseekable)?;
                 (chunk_end, self.chars.chars_before(chunk_end))
             };
             if chunk_end <= chunk_start {
@@ -226,6 +232,78 @@ impl<'a> Seeker<'a> {
         trimmed(self.text, start, end)
     }
 
+    /// The end of the chunk that starts at `chunk_start` and may reach to `reach` under
+    /// [`Merge::Boundary`]: the last atom end by `reach` that follows the coarsest cut after
+    /// `chunk_start`. Down the pieces that hold `reach`, from the root: the first piece
+    /// whose cut has a boundary inside the chunk decides (its child's end when that comes by
+    /// `reach`, else where the text before the child ends); `None` when no piece does.
+    ///
+    /// [`Merge::Boundary`]: super::config::Merge::Boundary
+    #[inline]
+    fn coarsest_end(&mut self, chunk_start: usize, reach: usize) -> Option<usize> {
+        let mut depth = 0;
+        loop {
+            let node = self.path[depth];
+            let (content_start, content_end) = node.content;
+            if depth > 0 {
+                if content_end <= reach {
+                    return Some(content_end);
+                }
+                // Where the pieces of the parent's cut before this one end.
+                let parent = self.path[depth - 1].content.0;
+                let (before_start, before_end) = self.trimmed(parent, node.piece.0);
+                if before_start < before_end && before_end > chunk_start {
+                    return Some(before_end);
+                }
+            }
+            if reach <= content_start || !node.oversized {
+                return None;
+            }
+            self.descend(depth, reach).ok()?;
+            depth += 1;
+        }
+    }
+
+    /// Makes `path[depth + 1]` the piece of `path[depth]`'s cut that holds `reach`.
+    ///
+    /// # Errors
+    /// [`Unseekable`]: no separator level cuts `path[depth]`.
+    #[inline]
+    fn descend(&mut self, depth: usize, reach: usize) -> Result<(), Unseekable> {
+        let (content_start, content_end) = self.path[depth].content;
+        let level = if let Some(level) = self.path[depth].cut_at {
+            level
+        } else {
+            let level = (self.path[depth].depth..self.splitter.literal_levels())
+                .find(|&level| self.find(level, content_start, content_end).is_some())
+                .ok_or(Unseekable)?;
+            self.path[depth].cut_at = Some(level);
+            level
+        };
+        let known = self.path.get(depth + 1).map(|child| child.piece);
+        if !known.is_some_and(|(start, end)| start <= reach && reach < end) {
+            // The piece holding `reach` starts after the last one sought in this node.
+            let floor = known.map_or(content_start, |(_, end)| end);
+            self.path.truncate(depth + 1);
+            let piece_start = self
+                .rfind(level, floor, reach)
+                .map_or(floor.max(content_start), |(_, found_end)| found_end);
+            // An occurrence starting before `reach - longest + 1` ends by `reach`.
+            let longest = self.splitter.longest_separator();
+            let mut from = piece_start.max((reach + 1).saturating_sub(longest));
+            let piece_end = loop {
+                match self.find(level, from, content_end) {
+                    Some((_, found_end)) if found_end > reach => break found_end,
+                    Some((_, found_end)) => from = found_end,
+                    None => break content_end,
+                }
+            };
+            let child = self.node((piece_start, piece_end), level + 1);
+            self.path.push(child);
+        }
+        Ok(())
+    }
+
     /// The last atom end at or before `reach`, `None` when none ends by then: down the
     /// pieces that hold `reach`, from the root, to one that is an atom or ends by `reach`;
     /// when none of its atoms ends by `reach`, the answer is where the atoms before it end,
@@ -243,36 +321,7 @@ impl<'a> Seeker<'a> {
                 // No atom ends by `reach` (the node is one atom, which ends after it).
                 break None;
             }
-            let level = if let Some(level) = node.cut_at {
-                level
-            } else {
-                let level = (node.depth..self.splitter.literal_levels())
-                    .find(|&level| self.find(level, content_start, content_end).is_some())
-                    .ok_or(Unseekable)?;
-                self.path[depth].cut_at = Some(level);
-                level
-            };
-            let known = self.path.get(depth + 1).map(|child| child.piece);
-            if !known.is_some_and(|(start, end)| start <= reach && reach < end) {
-                // The piece holding `reach` starts after the last one sought in this node.
-                let floor = known.map_or(content_start, |(_, end)| end);
-                self.path.truncate(depth + 1);
-                let piece_start = self
-                    .rfind(level, floor, reach)
-                    .map_or(floor.max(content_start), |(_, found_end)| found_end);
-                // An occurrence starting before `reach - longest + 1` ends by `reach`.
-                let longest = self.splitter.longest_separator();
-                let mut from = piece_start.max((reach + 1).saturating_sub(longest));
-                let piece_end = loop {
-                    match self.find(level, from, content_end) {
-                        Some((_, found_end)) if found_end > reach => break found_end,
-                        Some((_, found_end)) => from = found_end,
-                        None => break content_end,
-                    }
-                };
-                let child = self.node((piece_start, piece_end), level + 1);
-                self.path.push(child);
-            }
+            self.descend(depth, reach)?;
             depth += 1;
             let (child_start, child_end) = self.path[depth].content;
             if child_start >= child_end {

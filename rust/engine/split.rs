@@ -5,7 +5,7 @@
 //! A range of text becomes a list of *atoms* (pieces that fit `chunk_size`): a piece that fits
 //! is an atom; one that does not is cut at the coarsest separator level that occurs in it, and
 //! each part is handled the same way one level down; after the literal levels come grapheme
-//! clusters, then code points. `merge.rs` packs atoms greedily into chunks as they come.
+//! clusters, then code points. `merge.rs` packs atoms into chunks as they come.
 //!
 //! Performance notes (the full record is in `benches/NOTES.md`): matches are streamed, never
 //! collected; a piece whose lower bound exceeds the size is cut without being measured;
@@ -220,6 +220,7 @@ impl Splitter {
                     if piece_limit > piece_start {
                         self.split_piece(text, piece_start, piece_limit, depth + 1, sink)?;
                     }
+                    sink.cut_at(depth);
                     piece_start = next_start;
                     Ok::<(), ChunkError>(())
                 },
@@ -262,6 +263,7 @@ impl Splitter {
             let mut piece_start = content_start;
             for &position in &positions[first..last] {
                 self.split_piece(text, piece_start, position, depth + 1, sink)?;
+                sink.cut_at(depth);
                 sink.pending_heading = heading;
                 piece_start = position;
             }
@@ -432,6 +434,7 @@ impl Prepared<'_> {
             None => splitter.split_piece(text, start.0, end, 0, &mut sink)?,
             Some(atoms) => {
                 for atom in atoms {
+                    sink.cut_at(atom.boundary);
                     if atom.size <= splitter.config.chunk_size {
                         sink.push(atom.start, atom.end, atom.size, atom.depth)?;
                     } else {
@@ -502,14 +505,11 @@ impl Run {
                 } else {
                     sink.size_of(start, end)?
                 };
-                sink.push(
-                    start,
-                    end,
-                    size,
-                    splitter.structure_levels() + splitter.levels.len(),
-                )?;
+                sink.push(start, end, size, splitter.grapheme_level())?;
             }
         }
+        // The next run of the same piece is cut from this one between graphemes.
+        sink.cut_at(splitter.grapheme_level());
         self.start = self.end;
         self.size = 0;
         Ok(())
@@ -538,6 +538,9 @@ struct AtomSink<'t, 'o, 'b> {
     additive: bool,
     /// The heading level of the section whose first atom comes next (0: none).
     pending_heading: u8,
+    /// The coarsest separator level cut at since the atom pushed last (`usize::MAX`: none),
+    /// the next atom's [`Atom::boundary`].
+    boundary: usize,
     /// (byte, char) offsets of the end of the atom pushed last, when known.
     last_end: (usize, usize),
     merger: Merger<'t>,
@@ -583,6 +586,7 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
             chars,
             additive: splitter.sizer.is_additive(),
             pending_heading: 0,
+            boundary: usize::MAX,
             last_end: (usize::MAX, 0),
             merger,
             out,
@@ -686,6 +690,12 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
         Ok(())
     }
 
+    /// The text was cut at separator level `level` since the atom pushed last.
+    #[inline]
+    fn cut_at(&mut self, level: usize) {
+        self.boundary = self.boundary.min(level);
+    }
+
     fn push(
         &mut self,
         start: usize,
@@ -728,6 +738,7 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
         let end_char = start_char.map(|start_char| start_char + size);
         // A section's first atom never joins the atom before it (see `sections::may_join`).
         let heading = std::mem::take(&mut self.pending_heading);
+        let boundary = std::mem::replace(&mut self.boundary, usize::MAX);
         let additive = self.additive;
         if let Some(blank_start) = self.pending_blank.take() {
             let grown = if additive {
@@ -768,6 +779,10 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
             size,
             lead_gap,
             depth,
+            boundary,
+            title: self
+                .outline
+                .is_some_and(|outline| outline.starts_heading(start)),
             heading,
             section_end: end,
             section_size: size,
@@ -952,6 +967,39 @@ mod tests {
         assert_eq!(
             chunks(config, Unit::Char, text),
             ["Sunshine.", "Mr. Darcy."]
+        );
+    }
+
+    const HARRISON: &str = "Hi.\n\nI'm Harrison.\n\nHow? Are? You?\nOkay then f f f f.\nThis is a weird text to write, but gotta test the splittingggg some how.\n\nBye!\n\n-H.";
+
+    #[test]
+    fn chunks_end_at_the_coarsest_boundary_that_fits() {
+        assert_eq!(
+            chunks(sized(28), Unit::Char, HARRISON),
+            [
+                "Hi.\n\nI'm Harrison.",
+                "How? Are? You?",
+                "Okay then f f f f.",
+                "This is a weird text to",
+                "write,",
+                "but gotta test the",
+                "splittingggg some how.\n\nBye!",
+                "-H."
+            ]
+        );
+        assert_eq!(
+            chunks(sized(10), Unit::Char, HARRISON)[..3],
+            ["Hi.", "I'm", "Harrison."]
+        );
+    }
+
+    #[test]
+    fn greedy_merging_fills_chunks() {
+        let mut config = sized(28);
+        config.merge = crate::engine::Merge::Greedy;
+        assert_eq!(
+            chunks(config, Unit::Char, HARRISON)[2..4],
+            ["Okay then f f f f.\nThis is a", "weird text to write, but"]
         );
     }
 

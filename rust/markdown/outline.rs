@@ -24,6 +24,16 @@ pub struct Outline {
     pub boundaries: [Vec<usize>; STRUCTURE_LEVELS],
 }
 
+impl Outline {
+    /// Whether a heading's (first) line starts at byte `position`.
+    #[must_use]
+    pub fn starts_heading(&self, position: usize) -> bool {
+        self.headings
+            .binary_search_by_key(&position, |heading| heading.start)
+            .is_ok()
+    }
+}
+
 // Front matter is found by `front_matter`, not by the parser's metadata-block options:
 // pulldown-cmark also takes a `---` block after a thematic break, mid-document, for one.
 fn options() -> Options {

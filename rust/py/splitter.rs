@@ -8,7 +8,9 @@ use pyo3::pybacked::PyBackedStr;
 
 use super::convert::{as_i64, non_negative, rows_to_numpy};
 use super::sizer::CallableSizer;
-use crate::engine::{default_separators, KeepSeparator, Splitter, SplitterConfig, Structure};
+use crate::engine::{
+    default_separators, KeepSeparator, Merge, Splitter, SplitterConfig, Structure,
+};
 use crate::error::ChunkError;
 use crate::sizing::token::TokenSizer;
 use crate::sizing::{Sizer, Unit};
@@ -46,7 +48,7 @@ pub struct PySplitter {
 #[pymethods]
 impl PySplitter {
     #[new]
-    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None, encoding = None, tokenizer_json = None, length_function = None))]
+    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None, merge = "boundary", encoding = None, tokenizer_json = None, length_function = None))]
     fn new(
         chunk_size: i64,
         overlap: i64,
@@ -56,6 +58,7 @@ impl PySplitter {
         trim: bool,
         unit: &str,
         structure: Option<&str>,
+        merge: &str,
         encoding: Option<&str>,
         tokenizer_json: Option<&str>,
         length_function: Option<Py<PyAny>>,
@@ -68,6 +71,7 @@ impl PySplitter {
             keep_separator: KeepSeparator::parse(keep_separator)?,
             trim,
             structure: Structure::parse(structure)?,
+            merge: Merge::parse(merge)?,
         };
         let splitter = match token_sizer(unit, encoding, tokenizer_json, length_function)? {
             Some(sizer) => Splitter::with_sizer(config, sizer)?,
@@ -111,6 +115,11 @@ impl PySplitter {
     #[getter]
     fn structure(&self) -> Option<&'static str> {
         self.inner.config().structure.name()
+    }
+
+    #[getter]
+    fn merge(&self) -> &'static str {
+        self.inner.config().merge.name()
     }
 
     /// Whether a tree of such levels finds its chunks by seeking rather than from atoms.

@@ -66,6 +66,14 @@ pub trait Sizer: Debug + Send + Sync {
         let _ = text;
         usize::MAX
     }
+    /// Byte offsets in `text` where the sizer's own tokens of `text` end, in order, when it
+    /// has tokens: a run that only graphemes can cut is cut where a token ends, so a chunk
+    /// takes its whole budget and no token is split between two chunks. The default, `None`
+    /// (chars, bytes, a Python callable), has no tokens.
+    fn token_ends(&self, text: &str) -> Option<Vec<usize>> {
+        let _ = text;
+        None
+    }
     /// A byte offset at or before `end` such that `text[offset..end]` holds at least `units`
     /// units (or starts at `floor`). Lets the engine look for overlap boundaries in a short
     /// window at the end of a chunk instead of the whole chunk. The default is `floor`.

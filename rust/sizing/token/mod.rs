@@ -91,6 +91,34 @@ enum Counter {
 }
 
 impl Counter {
+    /// See [`Sizer::token_ends`].
+    fn token_ends(&self, text: &str) -> Option<Vec<usize>> {
+        let mut ends = match self {
+            Self::Tiktoken { bpe, .. } => {
+                let mut end = 0;
+                bpe._decode_native_and_split(bpe.encode_ordinary(text))
+                    .map(|bytes| {
+                        end += bytes.len();
+                        end
+                    })
+                    .collect::<Vec<_>>()
+            }
+            Self::HuggingFace { tokenizer, .. } => tokenizer
+                .encode(text, false)
+                .ok()?
+                .get_offsets()
+                .iter()
+                .map(|&(_, end)| end)
+                .collect(),
+        };
+        // Offsets of tokens that stand for part of a character, or for nothing (normalisers
+        // may map several tokens onto one span), are not places to cut.
+        ends.retain(|&end| end > 0 && end <= text.len() && text.is_char_boundary(end));
+        ends.sort_unstable();
+        ends.dedup();
+        Some(ends)
+    }
+
     fn count(&self, text: &str) -> usize {
         match self {
             Self::Tiktoken {
@@ -276,6 +304,10 @@ impl Sizer for TokenSizer {
 
     fn lower_bound(&self, text: &str) -> usize {
         estimated_floor(text)
+    }
+
+    fn token_ends(&self, text: &str) -> Option<Vec<usize>> {
+        self.counter.token_ends(text)
     }
 }
 
