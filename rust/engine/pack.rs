@@ -7,7 +7,9 @@
 //! by summing those counts and measured exactly once. Only when the exact count exceeds the
 //! limit is the proposal shrunk, by binary search over its atoms (each step one exact count);
 //! when the exact count leaves room for the next atom (BPE merges across the joins, so a sum
-//! over-estimates), the proposal grows again from the exact count, for a few rounds at most.
+//! over-estimates), the proposal grows again from the exact count, and when the sums say
+//! the next atom does not fit, one exact count checks it (galloping on when it does), so the
+//! run is the longest that fits: a chunk that ends at the coarsest cut needs all of it.
 //! Byte-level BPE gives a free upper bound (one token per byte at most): a proposal whose
 //! byte length fits is not encoded at all.
 //!
@@ -25,9 +27,6 @@ use super::config::KeepSeparator;
 use super::plan::Splitter;
 use crate::error::ChunkError;
 use crate::sizing::SizeError;
-
-/// Rounds of growing a proposal from an exact count before the chunk is taken as it is.
-const GROW_ROUNDS: usize = 2;
 
 /// The size of `text[start..end]`, or a cheap upper bound of it when that bound fits `limit`.
 pub(crate) fn measure(
@@ -48,7 +47,8 @@ pub(crate) fn measure(
 
 /// The last atom of the chunk that starts at `chunk_start` and holds `atoms[first]` (whose
 /// own text, from `chunk_start`, measures `first_size`), and the chunk's size (exact, or an
-/// upper bound within the limit). The chunk always fits.
+/// upper bound within the limit): the longest run of atoms whose text fits, the atom after
+/// it checked exactly (a chunk may end at any cut inside that run, so the run must be whole).
 ///
 /// # Errors
 /// The sizer failed.
@@ -61,8 +61,9 @@ pub(crate) fn grow(
     first_size: usize,
 ) -> Result<(usize, usize), SizeError> {
     let limit = splitter.config().chunk_size;
+    let size_to = |row: usize| measure(splitter, text, chunk_start, atoms[row].end);
     let (mut fitted, mut fitted_size) = (first, first_size);
-    for _ in 0..GROW_ROUNDS {
+    loop {
         let mut estimate = fitted_size;
         let mut proposed = fitted;
         while let Some(next) = atoms.get(proposed + 1) {
@@ -76,29 +77,55 @@ pub(crate) fn grow(
             proposed += 1;
         }
         if proposed == fitted {
-            break;
+            // The sums say the next atom does not fit: they over-estimate (BPE merges across
+            // the joins), so check, and gallop when it does fit after all.
+            let mut step = 1;
+            let mut low = fitted;
+            loop {
+                let candidate = (low + step).min(atoms.len() - 1);
+                if candidate == low {
+                    return Ok((fitted, fitted_size));
+                }
+                let size = size_to(candidate)?;
+                if size > limit {
+                    return bisect(&size_to, limit, (low, fitted_size), candidate);
+                }
+                (low, fitted, fitted_size) = (candidate, candidate, size);
+                step *= 2;
+            }
         }
-        let exact = measure(splitter, text, chunk_start, atoms[proposed].end)?;
+        let exact = size_to(proposed)?;
         if exact <= limit {
             (fitted, fitted_size) = (proposed, exact);
             continue;
         }
-        // The sum under-estimated: the largest fitting prefix, by bisection (`fitted` fits,
-        // `proposed` does not).
-        let (mut low, mut high) = (fitted, proposed);
-        while high - low > 1 {
-            let middle = low + (high - low) / 2;
-            let size = measure(splitter, text, chunk_start, atoms[middle].end)?;
-            if size <= limit {
-                (low, fitted_size) = (middle, size);
-            } else {
-                high = middle;
-            }
-        }
-        fitted = low;
-        break;
+        // The sum under-estimated.
+        return bisect(&size_to, limit, (fitted, fitted_size), proposed);
     }
-    Ok((fitted, fitted_size))
+}
+
+/// The largest row in `[fitted, too_big)` whose size fits `limit`, with its size: `fitted`
+/// fits (with `fitted_size`), `too_big` does not.
+///
+/// # Errors
+/// The sizer failed.
+fn bisect(
+    size_to: &dyn Fn(usize) -> Result<usize, SizeError>,
+    limit: usize,
+    (fitted, fitted_size): (usize, usize),
+    too_big: usize,
+) -> Result<(usize, usize), SizeError> {
+    let (mut low, mut low_size, mut high) = (fitted, fitted_size, too_big);
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        let size = size_to(middle)?;
+        if size <= limit {
+            (low, low_size) = (middle, size);
+        } else {
+            high = middle;
+        }
+    }
+    Ok((low, low_size))
 }
 
 /// The overlap the chunk after `text[chunk_start..chunk_end]` takes, given that `next` is its
