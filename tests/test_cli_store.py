@@ -244,6 +244,31 @@ def test_prune_removes_only_what_the_run_covers(
     assert "0 added, 0 replaced, 4 unchanged, 1 pruned" in summary_line(capsys.readouterr().err)
 
 
+def test_excluded_folders_are_not_pruned(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.sqlite"
+    assert run(str(tree), *SIZES, "-o", str(out)) == 0
+    assert run(str(tree), "--exclude", "sub", *SIZES, "-o", str(out), "--prune") == 0
+    documents = set(by_document(stored(out)))
+    assert os.path.normpath(str(tree / "sub" / "f.txt")) in documents  # excluded, not gone
+
+
+def test_a_full_disk_fails_cleanly(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(SqliteRegistry, "_replace_documents", full)
+    assert run(str(tree), "-o", str(out_dir / "o.sqlite")) == 1
+    err = capsys.readouterr().err
+    assert "cannot write output" in err and "database or disk is full" in err
+    assert "Traceback" not in err
+    assert list(out_dir.iterdir()) == []  # no temporary file left
+
+
 def test_other_settings_are_refused_and_the_store_kept(
     tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:

@@ -234,6 +234,11 @@ def covered_by(paths: Sequence[str], globs: Globs) -> Callable[[str], bool]:
             parts = relative.split(os.sep)
             if any(part.startswith(".") for part in parts):
                 continue
+            # An excluded folder is not walked: nothing under it is gone.
+            if globs.exclude and any(
+                globs.excludes("/".join(parts[:depth])) for depth in range(1, len(parts))
+            ):
+                continue
             if globs.picks("/".join(parts)):
                 return True
         return False

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 from spanchunk._schema import chunk_schema
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     import pyarrow as pa
 
@@ -335,16 +335,33 @@ class SqliteWriter(Writer):
     def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
         """Replace the batch's documents in one transaction."""
         if written:
-            self.store._replace_documents(written, fingerprint=self.fingerprint)
+            with self._database_errors():
+                self.store._replace_documents(written, fingerprint=self.fingerprint)
 
     def prune(self, document_ids: Sequence[str]) -> None:
         """Remove these documents (files that are gone) in one transaction."""
         if document_ids:
-            self.store._replace_documents((), document_ids, fingerprint=self.fingerprint)
+            with self._database_errors():
+                self.store._replace_documents((), document_ids, fingerprint=self.fingerprint)
+
+    @contextlib.contextmanager
+    def _database_errors(self) -> Iterator[None]:
+        """SQLite's errors (a full disk, an I/O error) as the OSError of an output that
+        cannot be written: the run stops with a message, not a traceback."""
+        import sqlite3  # noqa: PLC0415
+
+        try:
+            yield
+        except sqlite3.DatabaseError as error:
+            raise OSError(f"{self.target}: {error}") from error
 
     def commit(self) -> None:
-        """A new store: fold the WAL into the file, sync it and rename it into place. An
-        existing one: every batch is committed already; close it."""
+        """A new store: build its documents' index, put it in WAL mode, sync it and rename it
+        into place. An existing one: every batch is committed already; close it."""
+        with self._database_errors():
+            self._commit()
+
+    def _commit(self) -> None:
         from spanchunk.store import POSITION_INDEX  # noqa: PLC0415
 
         if self._temp_path is None:
