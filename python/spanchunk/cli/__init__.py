@@ -154,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     chunk = commands.add_parser(
         "chunk",
-        help="cut files into parent and child chunks, written as JSON Lines or Parquet",
+        help="cut files into parent and child chunks: JSON Lines, Parquet or the SQLite store",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
