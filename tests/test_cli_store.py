@@ -285,6 +285,53 @@ def test_other_settings_are_refused_and_the_store_kept(
     assert stored(out) == before
 
 
+def test_a_store_of_one_format_names_the_flag_that_updates_it(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    out = tmp_path / "out.sqlite"
+    assert run(str(tree), "--format", "text", *SIZES, "-o", str(out)) == 0
+    with pytest.raises(SystemExit) as exited:
+        run(str(tree), *SIZES, "-o", str(out))
+    assert exited.value.code == 2
+    assert "filled with --format text and these settings: add --format text" in (
+        capsys.readouterr().err
+    )
+    assert run(str(tree), "--format", "text", *SIZES, "-o", str(out)) == 0
+    assert "7 unchanged" in summary_line(capsys.readouterr().err)
+
+
+def test_an_interrupted_incremental_run_leaves_old_or_new_documents(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out.sqlite"
+    assert run(str(tree), *SIZES, "-o", str(out)) == 0
+    old = by_document(stored(out))
+    files = [path for path in files_of(tree) if path.stat().st_size]
+    for path in files:
+        path.write_text("Second version of the file. " * 40, encoding="utf-8")
+    monkeypatch.setattr(job, "BATCH_FILES", 2)
+    real_call = cli_store.StoreJob.__call__
+    calls: list[int] = []
+
+    def interrupted_at_the_third_batch(self: cli_store.StoreJob, batch: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real_call(self, batch)
+
+    monkeypatch.setattr(cli_store.StoreJob, "__call__", interrupted_at_the_third_batch)
+    assert run(str(tree), "--workers", "1", *SIZES, "-o", str(out)) == 130
+    got = by_document(stored(out))
+    names = [os.path.normpath(str(path)) for path in files]
+    new = {name: api_tree(path) for name, path in zip(names, files, strict=True)}
+    # Two batches of two files went in (the third batch holds the empty file, unchanged);
+    # the rest are as they were.
+    written = [name for name in names if got[name] == new[name]]
+    assert written == names[:4]
+    assert all(got[name] == old[name] for name in names[4:])
+    assert sorted(os.listdir(tmp_path)) == ["in", "out.sqlite"]
+
+
 def test_what_cannot_be_a_store_is_refused_and_kept(tree: Path, tmp_path: Path) -> None:
     other = tmp_path / "other.db"
     connection = sqlite3.connect(other)

@@ -319,6 +319,14 @@ class SqliteWriter(Writer):
         fingerprint = run_fingerprint(chunkers)
         recorded = self.store.fingerprint
         if recorded is not None and recorded != fingerprint:
+            # The same sizes, one chunker: a store filled with --format text or markdown (or
+            # by the API's chunker with these settings).
+            for name, chunker in (("text", chunkers.text), ("markdown", chunkers.markdown)):
+                if recorded == chunker.fingerprint():
+                    raise OutputError(
+                        f"-o {self.target}: the store was filled with --format {name} and "
+                        f"these settings: add --format {name} to update it"
+                    )
             raise OutputError(
                 f"-o {self.target}: the store holds chunks made with other settings "
                 f"(fingerprint {recorded}; these settings give {fingerprint}), and a store "
