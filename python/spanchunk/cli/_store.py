@@ -32,7 +32,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -151,10 +151,32 @@ def document_rows(
     )
 
 
+class Cut(NamedTuple):
+    """A document a worker cut, for the writer to turn into rows."""
+
+    document_id: str
+    text: str
+    fingerprint: str
+    spans: NDArray[np.int64]
+    markdown: bool
+    content_hash: str
+    stored: bool  # whether the store holds a version of it
+
+    def rows(self) -> list[Row]:
+        """The document's rows (its heading paths parsed here for a Markdown one)."""
+        outline = _core.Outline(self.text) if self.markdown else None
+        return document_rows(self.text, self.document_id, self.fingerprint, self.spans, outline)
+
+
 @dataclass(frozen=True)
 class StoreJob:
     """The ``.sqlite`` job on one batch: read and hash each file; cut those whose hash is
-    not the one the store holds, into rows ready to insert."""
+    not the one the store holds.
+
+    Workers do what runs without the GIL (reading, hashing, cutting); the rows are built by
+    the writer, in the thread that inserts them: built here, they held the GIL while the
+    writer waited for it after every row SQLite stepped, and two workers ran slower than one.
+    """
 
     chunkers: Chunkers
     #: The content hash recorded for each document of the store (empty for a new one).
@@ -163,7 +185,7 @@ class StoreJob:
     def __call__(self, batch: Sequence[File]) -> BatchResult:
         """Read, compare, cut and prepare the rows of one batch (runs in a worker)."""
         result = BatchResult()
-        written: list[tuple[str, list[Row], str, bool]] = []
+        written: list[Cut] = []
         for file in batch:
             data, skip = read_file(file)
             if skip is not None:
@@ -190,12 +212,13 @@ class StoreJob:
             levels = chunker._levels()
             try:
                 spans = tree_array(levels, text)
-                outline = _core.Outline(text) if _is_markdown(levels) else None
             except (ChunkingError, ValueError, TypeError) as error:
                 result.skips.append((file.path, NOT_CHUNKED, str(error)))
                 continue
-            rows = document_rows(text, document_id, fingerprint, spans, outline)
-            written.append((document_id, rows, digest, recorded != ""))
+            markdown = _is_markdown(levels)
+            written.append(
+                Cut(document_id, text, fingerprint, spans, markdown, digest, recorded != "")
+            )
             result.documents += 1
             result.bytes_read += len(data)
             if recorded == "":

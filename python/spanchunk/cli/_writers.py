@@ -337,14 +337,17 @@ class SqliteWriter(Writer):
         return StoreJob(chunkers, self.store.content_hashes())
 
     def stored_documents(self) -> list[str]:
-        """The ids of the documents the store held when the run started."""
+        """The ids of the documents in the store (those this run wrote included)."""
         return list(self.store.content_hashes())
 
     def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
-        """Replace the batch's documents in one transaction."""
+        """Replace the batch's documents (``_store.Cut``) in one transaction."""
         if written:
+            documents = (
+                (cut.document_id, cut.rows(), cut.content_hash, cut.stored) for cut in written
+            )
             with self._database_errors():
-                self.store._replace_documents(written, fingerprint=self.fingerprint)
+                self.store._replace_documents(documents, fingerprint=self.fingerprint)
 
     def prune(self, document_ids: Sequence[str]) -> None:
         """Remove these documents (files that are gone) in one transaction."""
