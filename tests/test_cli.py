@@ -8,7 +8,6 @@ round-trip: each chunk's text is its span of the file.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -218,13 +217,6 @@ def test_process_pool_writes_what_threads_write(tree: Path, tmp_path: Path) -> N
         assert run(str(tree), "--workers", "2", "--pool", pool, "-o", str(out)) == 0
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
-
-
-def test_sqlite_is_refused_for_now(tree: Path, tmp_path: Path) -> None:
-    with pytest.raises(SystemExit) as exited:
-        run(str(tree), "-o", str(tmp_path / "out.sqlite"))
-    assert exited.value.code == 2
-    assert not os.listdir(tmp_path) or "out.sqlite" not in os.listdir(tmp_path)
 
 
 def test_summary_counts_and_percentiles(

@@ -203,6 +203,52 @@ def test_fingerprint_recorded_and_other_settings_refused(store: Any) -> None:
     assert store.fingerprint == other.fingerprint()
 
 
+def test_content_hashes_are_kept_with_their_documents(path: Path) -> None:
+    tree = make_tree()
+    with SqliteRegistry(path, children=True) as store:
+        assert store.upsert("doc-a", tree, content_hash="h1") is True
+        assert store.upsert("doc-b", make_tree(TEXT_B, "doc-b")) is True
+        assert store.content_hashes() == {"doc-a": "h1", "doc-b": None}
+        assert store.upsert("doc-a", tree, content_hash="h1") is False  # nothing changed
+        assert store.upsert("doc-a", tree, content_hash="h2") is True  # same chunks, new hash
+        assert store.upsert("doc-a", tree) is False  # no hash given: the chunks decide
+        assert store.content_hashes()["doc-a"] == "h2"
+        # A source with no chunks (an empty file) stays known with its hash.
+        assert store.upsert("doc-a", [], content_hash="empty") is True
+        assert store.content_hashes() == {"doc-a": "empty", "doc-b": None}
+        assert store.window("doc-a", 0, 0, 100) == []
+        store.add(tree)  # chunks added by id: the recorded hash no longer says what is stored
+        assert store.content_hashes()["doc-a"] is None
+        assert store.delete_document("doc-a") == len(tree)
+        assert "doc-a" not in store.content_hashes()
+        with pytest.raises(TypeError, match="content_hash must be a str"):
+            store.upsert("doc-a", tree, content_hash=b"bytes")  # type: ignore[arg-type]
+    with SqliteRegistry(path) as reopened:
+        assert reopened.content_hashes() == {"doc-b": None}
+
+
+def test_a_store_of_schema_1_is_upgraded_when_opened(path: Path) -> None:
+    tree = make_tree()
+    with SqliteRegistry(path, children=True) as store:
+        store.upsert("doc-a", tree)
+    connection = sqlite3.connect(path)
+    connection.execute("ALTER TABLE documents DROP COLUMN content_hash")
+    # Schema 1 wrote leaves' child ids as a JSON array.
+    connection.execute("UPDATE chunks SET child_ids = '[]' WHERE child_ids = ''")
+    connection.execute("PRAGMA user_version = 1")
+    connection.commit()
+    connection.close()
+    with SqliteRegistry(path) as store:
+        assert list(store) == tree
+        assert store.content_hashes() == {"doc-a": None}
+        assert store.upsert("doc-a", tree, content_hash="h") is True
+    connection = sqlite3.connect(path)
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    leaves = connection.execute("SELECT count(*) FROM chunks WHERE child_ids = ''").fetchone()
+    connection.close()
+    assert leaves[0] == sum(1 for chunk in tree if not chunk.child_ids)
+
+
 def test_keeps_children_flag(path: Path) -> None:
     assert ParentRegistry(children=True).keeps_children
     assert not ParentRegistry().keeps_children

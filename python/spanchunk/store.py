@@ -260,6 +260,8 @@ _ID_SEPARATOR = "\x1f"
 def encode_child_ids(child_ids: tuple[str, ...]) -> str:
     """Child ids as one string: joined by the unit separator, or (for a hand-made id that
     holds one, or starts with "[") a JSON array."""
+    if not child_ids:  # a leaf: most rows of a store that keeps children
+        return ""
     joined = _ID_SEPARATOR.join(child_ids)
     if joined.startswith("[") or joined.count(_ID_SEPARATOR) != len(child_ids) - 1:
         return json.dumps(child_ids, ensure_ascii=False)
@@ -283,10 +285,15 @@ def decode_metadata(text: str) -> MappingProxyType[str, Any]:
 
 # --------------------------------------------------------------------------------------------
 
-SCHEMA_VERSION = 1
+#: Schema 2 added ``documents.content_hash`` (a file written by schema 1 is upgraded when
+#: opened: one ``ALTER TABLE``, nothing rewritten).
+SCHEMA_VERSION = 2
 #: ``PRAGMA application_id`` of a spanchunk store: "spch" as a big-endian int.
 APPLICATION_ID = int.from_bytes(b"spch", "big")
 
+#: The index ``window``, ``delete_document`` and ``upsert`` look documents up by (a bulk
+#: load into a new file may drop it and build it once at the end: it is the same index).
+POSITION_INDEX = "CREATE INDEX IF NOT EXISTS chunks_position ON chunks (document_id, level, idx)"
 _COLUMNS = (
     "id, text, document_id, idx, level, start_char, end_char, start_byte, end_byte, "
     "parent_id, child_ids, metadata"
@@ -307,8 +314,12 @@ CREATE TABLE IF NOT EXISTS chunks (
     child_ids TEXT NOT NULL,
     metadata TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS chunks_position ON chunks (document_id, level, idx);
-CREATE TABLE IF NOT EXISTS documents (document_id TEXT PRIMARY KEY, digest TEXT);
+{POSITION_INDEX};
+CREATE TABLE IF NOT EXISTS documents (
+    document_id TEXT PRIMARY KEY,
+    digest TEXT,
+    content_hash TEXT
+);
 PRAGMA application_id = {APPLICATION_ID};
 PRAGMA user_version = {SCHEMA_VERSION};
 """
@@ -340,9 +351,11 @@ class SqliteRegistry:
     iteration in insertion order, ``parent_of``, ``expand``, ``clear``, ``delete_document``)
     and the rest of ``ParentStore``: ``upsert`` (replace one document's chunks at once),
     ``get_many``, ``window`` (a run of adjacent chunks, for ``retrieval.neighbours``) and the
-    recorded chunker ``fingerprint``. Chunks read back are equal to the ones stored, every
-    field: ids, texts, spans, level, index, parent and child ids, and metadata (kept as JSON;
-    tuples such as Markdown heading paths come back as tuples).
+    recorded chunker ``fingerprint``; and ``content_hashes`` (what ``upsert`` recorded of each
+    document's source, so an ingestion job can skip unchanged sources without chunking
+    them). Chunks read back are equal to the ones stored, every field: ids, texts, spans,
+    level, index, parent and child ids, and metadata (kept as JSON; tuples such as Markdown
+    heading paths come back as tuples).
 
     By default a chunker sends it the chunks above the leaves (the parents); open it with
     ``children=True`` and the chunkers send the leaves too, so ``retrieval.neighbours`` can
@@ -507,6 +520,25 @@ class SqliteRegistry:
             mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
             if mode != "wal":
                 connection.execute("PRAGMA journal_mode = WAL")
+        if version < SCHEMA_VERSION:
+            self._upgrade(connection)
+
+    def _upgrade(self, connection: sqlite3.Connection) -> None:
+        """Schema 1 to 2: the documents' ``content_hash`` column (one transaction)."""
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            raise self._busy(error) from error
+        try:
+            # Checked inside the lock: another process may have upgraded the file meanwhile.
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            if version < SCHEMA_VERSION:
+                connection.execute("ALTER TABLE documents ADD COLUMN content_hash TEXT")
+                connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
 
     def _conn(self) -> sqlite3.Connection:
         """The connection of this process (a forked child opens its own)."""
@@ -701,25 +733,35 @@ class SqliteRegistry:
             # Chunks added by id make the document's recorded set unknown: the next upsert of
             # it rewrites (an upsert skips only a set it wrote itself).
             connection.executemany(
-                "INSERT INTO documents VALUES (?, NULL) "
-                "ON CONFLICT (document_id) DO UPDATE SET digest = NULL",
+                "INSERT INTO documents (document_id) VALUES (?) "
+                "ON CONFLICT (document_id) DO UPDATE SET digest = NULL, content_hash = NULL",
                 documents,
             )
 
     def upsert(
-        self, document_id: str, chunks: Iterable[Chunk], *, fingerprint: str | None = None
+        self,
+        document_id: str,
+        chunks: Iterable[Chunk],
+        *,
+        fingerprint: str | None = None,
+        content_hash: str | None = None,
     ) -> bool:
         """Replace every chunk of one document with ``chunks``, atomically.
 
         A reader sees the document's old chunks or its new ones, never a mix. When the set
         is the one the last ``upsert`` of this document stored (same ids, spans and texts:
-        re-chunking an unchanged document), nothing is written.
+        re-chunking an unchanged document) and the ``content_hash`` is the one recorded,
+        nothing is written.
 
         Args:
             document_id: The ``Document.id``; every chunk must belong to it.
             chunks: The document's chunks, every level kept (e.g. ``chunk_tree``'s, or its
-                parents only); empty removes the document.
+                parents only); empty removes the document (with a ``content_hash``, its
+                chunks: the document stays known, with no chunks).
             fingerprint: As for ``add``.
+            content_hash: A hash of the document's source (its file's bytes, say), kept with
+                it and given back by ``content_hashes()``: the next ingestion can tell an
+                unchanged source without chunking it (the command line does).
 
         Returns:
             Whether anything was written.
@@ -731,29 +773,84 @@ class SqliteRegistry:
         """
         items = document_chunks(document_id, chunks, "SqliteRegistry.upsert")
         offered = check_fingerprint(fingerprint)
+        if content_hash is not None and not isinstance(content_hash, str):
+            raise TypeError(
+                f"content_hash must be a str or None, not {type(content_hash).__name__}"
+            )
         wanted = digest(items)
         with self._lock:
             connection = self._conn()
             row = connection.execute(
-                "SELECT digest FROM documents WHERE document_id = ?", (document_id,)
+                "SELECT digest, content_hash FROM documents WHERE document_id = ?",
+                (document_id,),
             ).fetchone()
             recorded = self.fingerprint
-        if row is not None and row[0] == wanted and (offered is None or offered == recorded):
+        if (
+            row is not None
+            and row[0] == wanted
+            and (content_hash is None or row[1] == content_hash)
+            and (offered is None or offered == recorded)
+        ):
             return False
         rows = self._rows(items)
         with self._write() as connection:
             self._record_fingerprint(connection, offered)
-            connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
-            connection.executemany(_UPSERT_ROW, rows)
-            if items:
-                connection.execute(
-                    "INSERT INTO documents VALUES (?, ?) "
-                    "ON CONFLICT (document_id) DO UPDATE SET digest = excluded.digest",
-                    (document_id, wanted),
-                )
-            else:
-                connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
+            self._replace(connection, document_id, rows, wanted, content_hash)
         return True
+
+    @staticmethod
+    def _replace(
+        connection: sqlite3.Connection,
+        document_id: str,
+        rows: list[tuple[Any, ...]],
+        chunk_digest: str | None,
+        content_hash: str | None,
+        *,
+        stored: bool = True,
+    ) -> None:
+        """Inside a write transaction: one document's rows replace its stored ones (none:
+        the document goes). ``stored=False``: the caller knows it has none."""
+        if stored:
+            connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+        if not rows and content_hash is None:
+            connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
+            return
+        # With a content hash, a source with no chunks (an empty file) stays known.
+        connection.executemany(_UPSERT_ROW, rows)
+        connection.execute(
+            "INSERT INTO documents VALUES (?, ?, ?) ON CONFLICT (document_id) DO UPDATE SET "
+            "digest = excluded.digest, content_hash = excluded.content_hash",
+            (document_id, chunk_digest, content_hash),
+        )
+
+    def _replace_documents(
+        self,
+        documents: Iterable[tuple[str, list[tuple[Any, ...]], str | None, bool]],
+        deleted: Iterable[str] = (),
+        *,
+        fingerprint: str | None = None,
+    ) -> None:
+        """For bulk writers (the command line): many documents replaced and others removed
+        in one transaction. Each document comes as (id, its rows as ``_rows`` makes them,
+        content hash, whether the store holds it now); its chunk digest is left unknown, so
+        a later ``upsert`` rewrites."""
+        offered = check_fingerprint(fingerprint)
+        with self._write() as connection:
+            self._record_fingerprint(connection, offered)
+            for document_id, rows, content_hash, stored in documents:
+                self._replace(connection, document_id, rows, None, content_hash, stored=stored)
+            for document_id in deleted:
+                connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+                connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
+
+    def content_hashes(self) -> dict[str, str | None]:
+        """The ``content_hash`` recorded with each document (None where its last write gave
+        none), by document id, in one query."""
+        with self._lock:
+            rows = (
+                self._conn().execute("SELECT document_id, content_hash FROM documents").fetchall()
+            )
+        return dict(rows)
 
     @overload
     def get(self, chunk_id: str) -> Chunk | None: ...

@@ -4,9 +4,10 @@
 hidden files and folders skipped, ``--include``/``--exclude`` globs as ripgrep's ``-g``),
 cuts every file with a :class:`~spanchunk.ParentChildChunker` on ``--workers`` threads and
 writes one record per chunk, the parents of a document first, then its children, in input
-order: JSON Lines (``.jsonl`` or ``-``, stdout) or Parquet (``.parquet``). Binary files are
-skipped and counted; files that are not UTF-8, or cannot be read, are reported on stderr and
-skipped; the others go on.
+order: JSON Lines (``.jsonl`` or ``-``, stdout), Parquet (``.parquet``), or the SQLite store
+(``.sqlite``, a ``SqliteRegistry`` file, updated incrementally when it exists). Binary files
+are skipped and counted; files that are not UTF-8, or cannot be read, are reported on stderr
+and skipped; the others go on.
 
 Example:
     >>> from spanchunk.cli import main
@@ -25,11 +26,17 @@ from typing import TYPE_CHECKING
 
 from spanchunk.cli._files import Globs, collect_files, glob_matches
 from spanchunk.cli._report import Reporter, Totals, summary
-from spanchunk.cli._writers import OutputError, Writer, parquet_schema, writer_class
+from spanchunk.cli._writers import (
+    OutputError,
+    SqliteWriter,
+    Writer,
+    parquet_schema,
+    writer_class,
+)
 
 if TYPE_CHECKING:
     from spanchunk.cli._files import File
-    from spanchunk.cli._job import BatchResult, Chunkers
+    from spanchunk.cli._job import BatchJob, BatchResult, Chunkers
 
 __all__ = ["build_parser", "glob_matches", "main", "parquet_schema", "run_chunk"]
 
@@ -107,6 +114,14 @@ level (1: parent, 0: child), index, parent_id, child_ids, start_char, end_char, 
 end_byte and text; chunks of Markdown files also have headings (the heading path, outermost
 first). Parquet (.parquet, needs pyarrow: pip install 'spanchunk[parquet]'): one row per
 chunk, the same fields as typed columns. Records come in input order whatever --workers.
+SQLite (.sqlite, .sqlite3, .db): the store spanchunk.SqliteRegistry(FILE) opens, parents
+and children, each file one document whose id is its path (normalised).
+
+Into an existing .sqlite store a run is incremental: a file whose bytes hash as recorded is
+not cut again, a changed file replaces its document, a new one is added, and --prune removes
+the documents whose files are gone, among those this run's PATHs and globs cover. The store
+keeps one set of settings: a run with others is refused (use a new store). Each batch is
+one transaction, so an interrupted run leaves every document old or new.
 
 Markdown files (--format auto: names ending in .md or .markdown) get heading sections as
 parents (spanchunk.MarkdownChunker); other files, plain recursive splitting."""
@@ -118,6 +133,7 @@ examples:
   spanchunk chunk book.txt --parent-size 4000 --child-size 500 --overlap 50
   spanchunk chunk notes/ --unit token --encoding cl100k_base --child-size 256
   spanchunk chunk notes.md --unit byte | head -n 3
+  spanchunk chunk docs/ -o store.sqlite --prune     # again later: only what changed
 
 exit status: 0 when at least one file was chunked; 1 when none could be, or the output
 could not be written; 2 for bad usage or impossible settings; 130 when interrupted."""
@@ -138,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     chunk = commands.add_parser(
         "chunk",
-        help="cut files into parent and child chunks, written as JSON Lines or Parquet",
+        help="cut files into parent and child chunks: JSON Lines, Parquet or the SQLite store",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -222,8 +238,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--output",
         metavar="FILE",
         default="-",
-        help="FILE.jsonl or FILE.parquet, replaced atomically at the end; '-' or absent: "
-        "JSON Lines on stdout",
+        help="FILE.jsonl or FILE.parquet, replaced atomically at the end; FILE.sqlite, the "
+        "store, made atomically or updated incrementally; '-' or absent: JSON Lines on stdout",
+    )
+    chunk.add_argument(
+        "--prune",
+        action="store_true",
+        help="with a .sqlite store: remove the documents whose files are gone (those under "
+        "the PATHs given, picked by the globs)",
     )
     chunk.add_argument(
         "-j",
@@ -311,31 +333,24 @@ def run_chunk(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(str(error))  # exits with status 2
     if args.output != "-" and os.path.isdir(args.output):
         parser.error(f"-o {args.output}: is a folder, give a file name")
+    if args.prune and kind is not SqliteWriter:
+        parser.error("--prune applies to a .sqlite store: add -o FILE.sqlite")
 
     from spanchunk.cli._job import run_batches  # noqa: PLC0415
 
-    totals = Totals()
+    totals = Totals(store=kind is SqliteWriter)
     reporter = Reporter(stderr, verbose=args.verbose, totals=totals)
-    try:
-        writer: Writer = kind(args.output)
-    except OutputError as error:
-        parser.error(str(error))
-    except OSError as error:
-        print(
-            f"spanchunk: error: cannot write {args.output}: {error.strerror or error}",
-            file=stderr,
-        )
+    opened = _open_output(kind, args.output, chunkers, parser)
+    if opened is None:
         return EXIT_FAILED
+    writer, job = opened
 
     def consume(batch: Sequence[File], result: BatchResult) -> None:
         for part in result.parts:
             writer.write(part.written, part.sources, part.document_ids)
         for path, reason, message in result.skips:
             reporter.skip(path, reason, message)
-        totals.documents += result.documents
-        totals.bytes_read += result.bytes_read
-        for levels, sizes in zip(result.levels, result.sizes, strict=True):
-            totals.add_chunks(levels, sizes)
+        totals.add_batch(result)
         reporter.advance(len(batch), sum(file.size for file in batch))
 
     try:
@@ -344,9 +359,11 @@ def run_chunk(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         )
         reporter.start(len(files), sum(file.size for file in files))
         workers = args.workers or default_workers()
-        run_batches(files, chunkers, kind.core_format, workers, args.pool, consume)
+        run_batches(files, job, workers, args.pool, consume)
         reporter.close()
-        if totals.documents == 0:
+        if isinstance(writer, SqliteWriter):
+            _gone(writer, args, files, totals)
+        if totals.documents == 0 and not totals.pruned:
             raise _NothingChunked(
                 "no file could be chunked" if totals.skipped else "no files found"
             )
@@ -362,6 +379,43 @@ def run_chunk(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     print(summary(totals, time.perf_counter() - started), file=stderr)
     return EXIT_OK
+
+
+def _open_output(
+    kind: type[Writer], output: str, chunkers: Chunkers, parser: argparse.ArgumentParser
+) -> tuple[Writer, BatchJob] | None:
+    """The writer of the run and its job; None (said on stderr) when the output cannot be
+    written. Exits with status 2 for an output that must not be written as asked."""
+    try:
+        writer = kind(output)
+    except OutputError as error:
+        parser.error(str(error))
+    except OSError as error:
+        print(
+            f"spanchunk: error: cannot write {output}: {error.strerror or error}", file=sys.stderr
+        )
+        return None
+    try:
+        return writer, writer.job(chunkers)
+    except OutputError as error:
+        writer.discard()
+        parser.error(str(error))
+
+
+def _gone(
+    writer: SqliteWriter, args: argparse.Namespace, files: Sequence[File], totals: Totals
+) -> None:
+    """The store's documents whose files are gone: removed with --prune, else counted."""
+    from spanchunk.cli._store import covered_by, document_id_of, gone_documents  # noqa: PLC0415
+
+    listed = {document_id_of(file.path) for file in files}
+    covers = covered_by(args.paths, Globs(tuple(args.include), tuple(args.exclude)))
+    gone = gone_documents(writer.stored_documents(), listed, covers)
+    if args.prune:
+        writer.prune(gone)
+        totals.pruned = len(gone)
+    else:
+        totals.gone = len(gone)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

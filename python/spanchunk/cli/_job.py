@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -66,7 +66,12 @@ class Part:
 
 @dataclass
 class BatchResult:
-    """A batch's output and what happened to each of its files."""
+    """A batch's output and what happened to each of its files.
+
+    ``documents`` counts every text file of the batch, ``bytes_read`` their bytes; for a
+    store, ``added``, ``replaced`` and ``unchanged`` split them (an unchanged file is read
+    and hashed, not cut).
+    """
 
     parts: list[Part] = field(default_factory=list)
     skips: list[tuple[str, str, str]] = field(default_factory=list)
@@ -74,6 +79,17 @@ class BatchResult:
     bytes_read: int = 0
     levels: list[np.ndarray] = field(default_factory=list)
     sizes: list[np.ndarray] = field(default_factory=list)
+    added: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+
+
+class BatchJob(Protocol):
+    """What a worker does with a batch of files (picklable, for a process pool)."""
+
+    def __call__(self, batch: Sequence[File]) -> BatchResult:
+        """Read, cut and prepare the output of one batch."""
+        ...
 
 
 def batches(files: Sequence[File]) -> Iterator[list[File]]:
@@ -157,33 +173,44 @@ def process_batch(chunkers: Chunkers, core_format: str, batch: Sequence[File]) -
     return result
 
 
-# The settings of a process worker, set once by its initializer.
-_PROCESS_STATE: tuple[Chunkers, str] | None = None
+@dataclass(frozen=True)
+class CoreJob:
+    """The JSON Lines and Parquet job: the core cuts and writes each run of files."""
+
+    chunkers: Chunkers
+    core_format: str
+
+    def __call__(self, batch: Sequence[File]) -> BatchResult:
+        """``process_batch`` on this job's settings."""
+        return process_batch(self.chunkers, self.core_format, batch)
 
 
-def _start_process(chunkers: Chunkers, core_format: str) -> None:
-    global _PROCESS_STATE  # noqa: PLW0603  (one worker process, one job)
-    _PROCESS_STATE = (chunkers, core_format)
+# The job of a process worker, set once by its initializer.
+_PROCESS_JOB: BatchJob | None = None
+
+
+def _start_process(job: BatchJob) -> None:
+    global _PROCESS_JOB  # noqa: PLW0603  (one worker process, one job)
+    _PROCESS_JOB = job
 
 
 def _process_batch_in_process(batch: Sequence[File]) -> BatchResult:
-    assert _PROCESS_STATE is not None
-    return process_batch(*_PROCESS_STATE, batch)
+    assert _PROCESS_JOB is not None
+    return _PROCESS_JOB(batch)
 
 
-def run_batches(  # noqa: PLR0917  (one job's settings, each named)
+def run_batches(
     files: Sequence[File],
-    chunkers: Chunkers,
-    core_format: str,
+    job: BatchJob,
     workers: int,
     pool: str,
     consume: Callable[[Sequence[File], BatchResult], None],
 ) -> None:
-    """Every batch through ``process_batch`` on ``workers`` workers of ``pool`` ("thread" or
+    """Every batch through ``job`` on ``workers`` workers of ``pool`` ("thread" or
     "process"), handed to ``consume`` in input order."""
     if workers == 1:
         for batch in batches(files):
-            consume(batch, process_batch(chunkers, core_format, batch))
+            consume(batch, job(batch))
         return
     executor: Executor
     if pool == "process":
@@ -193,7 +220,7 @@ def run_batches(  # noqa: PLR0917  (one job's settings, each named)
             workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_process,
-            initargs=(chunkers, core_format),
+            initargs=(job,),
         )
     else:
         executor = ThreadPoolExecutor(workers, thread_name_prefix="spanchunk")
@@ -203,7 +230,7 @@ def run_batches(  # noqa: PLR0917  (one job's settings, each named)
             if pool == "process":
                 future = executor.submit(_process_batch_in_process, batch)
             else:
-                future = executor.submit(process_batch, chunkers, core_format, batch)
+                future = executor.submit(job, batch)
             pending.append((batch, future))
             if len(pending) >= 2 * workers:
                 done, future = pending.popleft()

@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from spanchunk.cli._job import BatchResult
+
 # Skipped files of these kinds are counted, and listed only with --verbose: a source tree can
 # hold thousands of binaries, and a line for each buried the messages that matter.
 QUIET_KINDS = frozenset({"binary"})
@@ -38,6 +40,24 @@ class Totals:
     skipped: Counter[str] = field(default_factory=Counter)
     levels: list[NDArray[np.int64]] = field(default_factory=list)
     sizes: list[NDArray[np.int64]] = field(default_factory=list)
+    #: Into a SQLite store: what became of each document.
+    store: bool = False
+    added: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    pruned: int = 0
+    #: Documents whose files are gone, kept because the run had no --prune.
+    gone: int = 0
+
+    def add_batch(self, result: BatchResult) -> None:
+        """Count what one batch did (its skipped files are counted as they are reported)."""
+        self.documents += result.documents
+        self.bytes_read += result.bytes_read
+        self.added += result.added
+        self.replaced += result.replaced
+        self.unchanged += result.unchanged
+        for levels, sizes in zip(result.levels, result.sizes, strict=True):
+            self.add_chunks(levels, sizes)
 
     def add_chunks(self, levels: NDArray[np.int64], sizes: NDArray[np.int64]) -> None:
         """Count one batch's chunks (the level and char length of each)."""
@@ -127,6 +147,14 @@ def summary(totals: Totals, elapsed: float) -> str:
     if totals.skipped:
         reasons = ", ".join(f"{count} {kind}" for kind, count in sorted(totals.skipped.items()))
         lines[0] += f", {totals.skipped.total()} skipped ({reasons})"
+    if totals.store:
+        line = (
+            f"spanchunk:   store: {totals.added} added, {totals.replaced} replaced, "
+            f"{totals.unchanged} unchanged, {totals.pruned} pruned"
+        )
+        if totals.gone:
+            line += f"; {totals.gone} whose files are gone kept (add --prune to remove them)"
+        lines.append(line)
     if totals.levels:
         import numpy as np  # noqa: PLC0415
 

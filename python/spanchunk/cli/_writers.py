@@ -1,8 +1,10 @@
 """Where chunks go: one small writer class per output kind, picked by the output's suffix.
 
-A writer takes each batch as the core wrote it (``_core.write_documents``: JSON Lines bytes,
-or Arrow-ready columns) and appears under its final name only on :meth:`Writer.commit`; until
-then it writes into a temporary file next to it, removed by :meth:`Writer.discard`.
+A writer takes each batch as its job prepared it (``_core.write_documents``: JSON Lines
+bytes, or Arrow-ready columns; for the SQLite store, rows) and appears under its final name
+only on :meth:`Writer.commit`; until then it writes into a temporary file next to it, removed
+by :meth:`Writer.discard`. The exception is an existing SQLite store, which a run updates in
+place, one transaction per batch.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 from spanchunk._schema import chunk_schema
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     import pyarrow as pa
+
+    from spanchunk.cli._job import BatchJob, Chunkers
 
 
 class OutputError(Exception):
@@ -73,6 +77,12 @@ class Writer:
 
     core_format: ClassVar[str]
     suffixes: ClassVar[tuple[str, ...]]
+
+    def job(self, chunkers: Chunkers) -> BatchJob:
+        """What the workers do with each batch of files for this output."""
+        from spanchunk.cli._job import CoreJob  # noqa: PLC0415  (numpy: only when a run starts)
+
+        return CoreJob(chunkers, self.core_format)
 
     def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
         """Write one batch: what ``_core.write_documents`` returned for these documents."""
@@ -257,30 +267,158 @@ def columns_table(
     return pa.Table.from_arrays(arrays, schema=parquet_schema())
 
 
-# Output kinds by suffix; anything else is refused rather than written as JSON Lines under a
-# name that promises another format.
-WRITERS: tuple[type[Writer], ...] = (JsonlWriter, ParquetWriter)
-NOT_YET = {
-    ".sqlite": "SQLite",
-    ".sqlite3": "SQLite",
-    ".db": "SQLite",
-}
+class SqliteWriter(Writer):
+    """The SQLite store (``SqliteRegistry``), every level: built in a temporary file and
+    renamed into place when new, updated in place (one transaction per batch) when it exists.
+    """
+
+    core_format = "rows"
+    suffixes = (".sqlite", ".sqlite3", ".db")
+
+    def __init__(self, target: str) -> None:
+        from spanchunk.store import SqliteRegistry, StoreFormatError  # noqa: PLC0415
+
+        self.target = target
+        self.incremental = os.path.exists(target)
+        self.fingerprint: str | None = None
+        self._temp_path: str | None = None
+        if self.incremental:
+            try:
+                self.store = SqliteRegistry(target, create=False)
+            except StoreFormatError as error:
+                raise OutputError(f"-o {target}: {error}") from None
+            return
+        folder = os.path.dirname(os.path.abspath(target))
+        descriptor, self._temp_path = tempfile.mkstemp(
+            prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder
+        )
+        os.close(descriptor)
+        try:
+            self.store = SqliteRegistry(self._temp_path)
+            connection = self.store._conn()
+            # A temporary file: a crash or a failed batch loses only it, so no journal (each
+            # page is written once, not to the WAL and again to the file) and no syncs until
+            # commit(), which syncs it before the rename and puts it back in WAL mode.
+            connection.execute("PRAGMA journal_mode = OFF")
+            connection.execute("PRAGMA synchronous = OFF")
+            # The documents' index is built once at the end, from the sorted rows, instead of
+            # row by row (no query needs it while the new store fills).
+            connection.execute("DROP INDEX chunks_position")
+        except BaseException:
+            self._remove_temp()
+            raise
+
+    def job(self, chunkers: Chunkers) -> BatchJob:
+        """The store job, once the store's settings are checked against this run's.
+
+        Raises:
+            OutputError: the store holds chunks made with other settings.
+        """
+        from spanchunk.cli._store import StoreJob, run_fingerprint  # noqa: PLC0415
+
+        fingerprint = run_fingerprint(chunkers)
+        recorded = self.store.fingerprint
+        if recorded is not None and recorded != fingerprint:
+            # The same sizes, one chunker: a store filled with --format text or markdown (or
+            # by the API's chunker with these settings).
+            for name, chunker in (("text", chunkers.text), ("markdown", chunkers.markdown)):
+                if recorded == chunker.fingerprint():
+                    raise OutputError(
+                        f"-o {self.target}: the store was filled with --format {name} and "
+                        f"these settings: add --format {name} to update it"
+                    )
+            raise OutputError(
+                f"-o {self.target}: the store holds chunks made with other settings "
+                f"(fingerprint {recorded}; these settings give {fingerprint}), and a store "
+                "keeps one: run with the settings that filled it, or chunk into a new store "
+                f"(another -o name, or remove {self.target} first)"
+            )
+        self.fingerprint = fingerprint
+        return StoreJob(chunkers, self.store.content_hashes())
+
+    def stored_documents(self) -> list[str]:
+        """The ids of the documents in the store (those this run wrote included)."""
+        return list(self.store.content_hashes())
+
+    def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
+        """Replace the batch's documents (``_store.Cut``) in one transaction."""
+        if written:
+            documents = (
+                (cut.document_id, cut.rows(), cut.content_hash, cut.stored) for cut in written
+            )
+            with self._database_errors():
+                self.store._replace_documents(documents, fingerprint=self.fingerprint)
+
+    def prune(self, document_ids: Sequence[str]) -> None:
+        """Remove these documents (files that are gone) in one transaction."""
+        if document_ids:
+            with self._database_errors():
+                self.store._replace_documents((), document_ids, fingerprint=self.fingerprint)
+
+    @contextlib.contextmanager
+    def _database_errors(self) -> Iterator[None]:
+        """SQLite's errors (a full disk, an I/O error) as the OSError of an output that
+        cannot be written: the run stops with a message, not a traceback."""
+        import sqlite3  # noqa: PLC0415
+
+        try:
+            yield
+        except sqlite3.DatabaseError as error:
+            raise OSError(f"{self.target}: {error}") from error
+
+    def commit(self) -> None:
+        """A new store: build its documents' index, put it in WAL mode, sync it and rename it
+        into place. An existing one: every batch is committed already; close it."""
+        with self._database_errors():
+            self._commit()
+
+    def _commit(self) -> None:
+        from spanchunk.store import POSITION_INDEX  # noqa: PLC0415
+
+        if self._temp_path is None:
+            self.store.close()
+            return
+        connection = self.store._conn()
+        connection.execute(POSITION_INDEX)
+        connection.execute("PRAGMA journal_mode = WAL")
+        self.store.close()  # the last connection: SQLite removes the -wal and -shm files
+        with open(self._temp_path, "rb+") as file:
+            os.fsync(file.fileno())
+        # A -wal file left beside a missing store (its database deleted while open) would
+        # be replayed into this new one: it belongs to no database now.
+        if not os.path.exists(self.target):
+            for suffix in ("-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.target + suffix)
+        os.chmod(self._temp_path, _mode_for(self.target))
+        os.replace(self._temp_path, self.target)
+        self._temp_path = None
+
+    def discard(self) -> None:
+        """A new store: remove the temporary file. An existing one: close it; the batches
+        committed so far stay (each document is in its old or its new version)."""
+        with contextlib.suppress(Exception):
+            self.store.close()
+        self._remove_temp()
+
+    def _remove_temp(self) -> None:
+        if self._temp_path is not None:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self._temp_path + suffix)
+            self._temp_path = None
+
+
+# Output kinds by suffix; any other name gets JSON Lines.
+WRITERS: tuple[type[Writer], ...] = (JsonlWriter, ParquetWriter, SqliteWriter)
 
 
 def writer_class(target: str) -> type[Writer]:
-    """The writer of ``target`` by its suffix ('-': JSON Lines on stdout).
-
-    Raises:
-        OutputError: the suffix names a format this version cannot write.
-    """
+    """The writer of ``target`` by its suffix ('-': JSON Lines on stdout)."""
     if target == "-":
         return JsonlWriter
     suffix = os.path.splitext(target)[1].lower()
     for writer in WRITERS:
         if suffix in writer.suffixes:
             return writer
-    if suffix in NOT_YET:
-        raise OutputError(
-            f"-o {target}: {NOT_YET[suffix]} output is not supported yet; write .jsonl or .parquet"
-        )
     return JsonlWriter  # any other name: JSON Lines, as before there were other kinds
