@@ -240,6 +240,25 @@ pub fn tree_spans_outlined_many(
     }
 }
 
+/// Panics with `message`, on the calling thread (`workers == 0`) or on one of the engine's
+/// `workers` pool threads: the test hook behind the bindings' `_panic_for_tests`, which pins
+/// that a panic in the core reaches Python as an exception, never an abort.
+///
+/// # Errors
+/// The pool cannot start.
+///
+/// # Panics
+/// Always: that is its purpose.
+pub fn panic_for_tests(message: &str, workers: usize) -> Result<(), ChunkError> {
+    assert!(workers > 0, "{message}");
+    pool(workers)?.install(|| {
+        (0..workers)
+            .into_par_iter()
+            .for_each(|task| assert!(task + 1 < workers, "{message}"));
+    });
+    Ok(())
+}
+
 /// The thread pool of `threads` workers, started on first use and kept: a pool per call
 /// cost its start, and its threads' warm state (a tokenizer's regex caches, see
 /// `sizing/token/`) with it.
