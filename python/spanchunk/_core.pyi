@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 __version__: str
 
 SPAN_COLUMNS: tuple[str, ...]
+BLANK_CHARS: str
 
 class Splitter:
     def __new__(

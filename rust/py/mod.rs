@@ -90,6 +90,7 @@ fn panic_for_tests(py: Python<'_>, message: String, workers: usize) -> PyResult<
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add("SPAN_COLUMNS", PyTuple::new(module.py(), SPAN_COLUMNS)?)?;
+    module.add("BLANK_CHARS", crate::text::chars::blank_chars())?;
     module.add_class::<splitter::PySplitter>()?;
     module.add_class::<chunk::PyChunk>()?;
     module.add_class::<outline::PyOutline>()?;
