@@ -15,6 +15,10 @@ instead of hanging the run):
   only, one emoji ZWJ sequence repeated, CJK with no punctuation, ``"a "`` repeated and
   ``"\\r\\n"`` repeated. Bar: the 2x time <= 2.2x the 1x time. Their peak memory ratio is
   reported too (the bar is for the 100 MB document; a ratio over 2x is flagged).
+- **Overlap on grapheme-only text**: the emoji ZWJ sequence repeated, 1, 2, 4 and 8 MB, cut by
+  ``ParentChildChunker(2000, 400, child_overlap=100).spans`` (the children are cut between
+  graphemes and no separator boundary is there to overlap at). Bar: each doubling <= 2.2x;
+  user CPU per MB shows whether the engine's own work grows faster than the text.
 - **Parallel**: ``spans_many`` and ``chunk_many`` over every corpus file as one batch, with
   ``workers=2`` against ``workers=1``. Bar: ``spans_many`` >= 1.7x; ``chunk_many`` (which builds
   the ``Chunk`` objects in Python, in one thread) is reported, and so is ``spans_many`` on the
@@ -66,6 +70,7 @@ MB = 1_000_000
 DOCUMENT_BYTES = 100 * MB
 PATHOLOGICAL_BYTES = 10 * MB
 LINEAR_SCALES = (1, 2, 4, 8)
+OVERLAP_SCALES_MB = (1, 2, 4, 8)
 MEMORY_BAR = 2.0
 LINEAR_BAR = 2.2
 PARALLEL_BAR = 1.7
@@ -244,9 +249,11 @@ def job_document(texts: list[str]) -> dict[str, Any]:
     }
 
 
-def job_sizes(texts_by_size: list[str]) -> list[dict[str, Any]]:
+def job_sizes(
+    texts_by_size: list[str], chunker: ParentChildChunker | None = None
+) -> list[dict[str, Any]]:
     """Best time and first-run peak memory of spans for each text, rounds interleaved."""
-    chunker = _chunker()
+    chunker = chunker or _chunker()
     rows: list[dict[str, Any]] = []
     for text in texts_by_size:
         _prime(text)
@@ -302,6 +309,12 @@ def job_pathological(kind: str) -> list[dict[str, Any]]:
     return job_sizes([build(PATHOLOGICAL_BYTES), build(2 * PATHOLOGICAL_BYTES)])
 
 
+def job_overlap_emoji() -> list[dict[str, Any]]:
+    """The emoji ZWJ sequence repeated at each size, children with an overlap of 100."""
+    texts = [FAMILY * (size * MB // 25) for size in OVERLAP_SCALES_MB]
+    return job_sizes(texts, ParentChildChunker(2000, 400, child_overlap=100))
+
+
 def job_parallel(texts: list[str]) -> dict[str, Any]:
     """spans_many and chunk_many over every corpus file, workers=1 against workers=2."""
     chunker = _chunker()
@@ -353,6 +366,8 @@ def run_child(job: str, argument: str, corpus: Path) -> int:
         result = job_linear(texts)
     elif job == "pathological":
         result = job_pathological(argument)
+    elif job == "overlap-emoji":
+        result = job_overlap_emoji()
     elif job == "parallel":
         result = job_parallel(texts)
     else:
@@ -403,6 +418,39 @@ def machine() -> dict[str, Any]:
 
 def megabytes(size: int) -> str:
     return f"{size / MB:.1f}"
+
+
+def overlap_lines(overlap: dict[str, Any]) -> list[str]:
+    """The Markdown section of the emoji ZWJ sequence with overlap."""
+    lines = [
+        "",
+        "## Overlap on grapheme-only text (emoji ZWJ sequence, 1 to 8 MB)",
+        "",
+        "`ParentChildChunker(2000, 400, child_overlap=100).spans` on 👨‍👩‍👧‍👦 repeated. "
+        "User CPU per MB flat means the engine's work is linear; wall time per doubling above "
+        "2x with flat user CPU is memory (page faults, caches), not the algorithm.",
+        "",
+    ]
+    if "error" in overlap:
+        return [*lines, f"FAIL: {overlap['error']}"]
+    lines += [
+        "| MB | seconds | MB/s | time / previous | user CPU ms per MB | bar | result |",
+        "|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for row in overlap["rows"]:
+        ratio = row.get("ratio")
+        doubling = (
+            f"{ratio:.2f}x | {{cpu}} | <= {LINEAR_BAR:g}x | {verdict(row['pass'])}"
+            if ratio is not None
+            else " | {cpu} | |"
+        )
+        cpu = f"{1000 * row['user_seconds'] / (row['bytes'] / MB):.1f}"
+        lines.append(
+            f"| {megabytes(row['bytes'])} | {row['seconds']:.4f} | {row['mb_s']:.1f} | "
+            + doubling.format(cpu=cpu)
+            + " |"
+        )
+    return lines
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -485,6 +533,7 @@ def markdown(report: dict[str, Any]) -> str:
             + (" (over 2x)" if max(one["memory_ratio"], two["memory_ratio"]) > MEMORY_BAR else "")
             + " |"
         )
+    lines += overlap_lines(report["overlap_emoji"])
     lines += ["", "## Parallel: every corpus file as one batch, workers=2 against 1", ""]
     parallel = report["parallel"]
     if "error" in parallel:
@@ -516,6 +565,19 @@ def markdown(report: dict[str, Any]) -> str:
             )
     lines += ["", f"Overall: {verdict(report['passed'])}", ""]
     return "\n".join(lines)
+
+
+def measure_overlap(corpus: Path, passes: list[bool]) -> dict[str, Any]:
+    """The emoji ZWJ sequence with overlap, in its subprocess; appends each doubling's verdict."""
+    rows, error = in_subprocess("overlap-emoji", corpus)
+    if rows is None:
+        passes.append(False)
+        return {"error": error}
+    for previous, row in itertools.pairwise(rows):
+        row["ratio"] = row["seconds"] / previous["seconds"]
+        row["pass"] = row["ratio"] <= LINEAR_BAR
+        passes.append(row["pass"])
+    return {"rows": rows}
 
 
 def measure_all(report: dict[str, Any], corpus: Path) -> list[bool]:
@@ -554,6 +616,8 @@ def measure_all(report: dict[str, Any], corpus: Path) -> list[bool]:
         ratio = rows[1]["seconds"] / rows[0]["seconds"]
         report["pathological"][kind] = {"rows": rows, "ratio": ratio, "pass": ratio <= LINEAR_BAR}
         passes.append(ratio <= LINEAR_BAR)
+
+    report["overlap_emoji"] = measure_overlap(corpus, passes)
 
     parallel, error = in_subprocess("parallel", corpus)
     if parallel is None:

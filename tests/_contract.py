@@ -51,11 +51,31 @@ def hierarchical_levels(sizes: Sequence[int], overlap: int = 0) -> dict[int, Lev
     return {top - i: LevelSpec(size, overlap if i == top else 0) for i, size in enumerate(sizes)}
 
 
+# The invisible format chars the contract counts as no content, like whitespace (README.md,
+# "The contract"): written out here, not read from the core, so the checker stays independent.
+INVISIBLE = [
+    0x00AD,
+    0x061C,
+    0x180E,
+    *range(0x200B, 0x2010),
+    *range(0x202A, 0x202F),
+    *range(0x2060, 0x2065),
+    *range(0x2066, 0x2070),
+    0xFEFF,
+]
+
+
 @functools.cache
 def _whitespace_code_points() -> np.ndarray:
-    """Every code point for which Python's str.isspace is true (the contract's whitespace)."""
+    """Every blank code point: those for which Python's str.isspace is true, and the
+    invisible format chars (the contract's "no content")."""
     return np.array(
-        [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000 and chr(cp).isspace()],
+        sorted(
+            [
+                *(cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000 and chr(cp).isspace()),
+                *INVISIBLE,
+            ]
+        ),
         dtype=np.uint32,
     )
 

@@ -93,13 +93,14 @@ def test_tiny_sizes_with_overlap_on_the_whole_corpus(
     )
 
 
-def test_corpus_bom_is_kept_in_the_first_chunk(
+def test_corpus_bom_is_trimmed_and_counted_in_offsets(
     corpus: dict[str, list[tuple[str, str]]],
 ) -> None:
-    # The books start with a byte order mark: it is text (not whitespace), 3 bytes long.
+    # The books start with a byte order mark: invisible, so blank, trimmed off the first
+    # chunk; the offsets still count it (1 char, 3 bytes).
     name, text = corpus["gutenberg"][0]
     assert text.startswith("\ufeff"), name
     first = ParentChildChunker(2000, 400, child_overlap=0).chunk(text)[0]
-    assert first.start_char == 0 and first.start_byte == 0
-    assert first.text.startswith("\ufeff")
-    assert first.end_byte == len(first.text.encode())
+    assert (first.start_char, first.start_byte) == (1, 3)
+    assert not first.text.startswith("\ufeff")
+    assert first.end_byte == 3 + len(first.text.encode())

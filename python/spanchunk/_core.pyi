@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 __version__: str
 
 SPAN_COLUMNS: tuple[str, ...]
+BLANK_CHARS: str
 
 class Splitter:
     def __new__(
@@ -146,3 +147,4 @@ def chunk_documents(
     workers: int | None = 1,
 ) -> list[tuple[list[Chunk], int]]: ...
 def text_id(text: str) -> str: ...
+def _panic_for_tests(message: str, workers: int = 0) -> None: ...

@@ -22,6 +22,9 @@ text releases the GIL.
   tree of such levels finds its chunks by seeking (sizes in chars, trim, no overlap, no
   min_chunk_size, plain text, keep_separator not "start", separators that cannot overlap or
   are all whitespace) rather than from atoms; the output is the same either way.
+- ``BLANK_CHARS``: every char that is no content (whitespace as ``str.isspace`` sees it, and
+  the invisible format chars such as U+200B, U+200D, U+2060 and U+FEFF): a piece made only
+  of them is no chunk, and trimming strips them from chunk edges.
 - ``default_separators()``: the separator levels used when none are given.
 - ``forget_token_counts()``: drops the token counts kept per tokenizer, so the next
   chunking starts cold (for benchmarks).
@@ -179,6 +182,16 @@ def _custom_level(
     return np.array(parents, dtype=np.int64), spans
 
 
+def is_blank(text: str) -> bool:
+    """Whether ``text`` has no content: empty, or only whitespace and invisible format
+    chars (``_core.BLANK_CHARS``), as the core decides it.
+
+    >>> is_blank("\\ufeff\\u200b \\n"), is_blank("\\u200da")
+    (True, False)
+    """
+    return not text.strip(_core.BLANK_CHARS)
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -186,7 +199,8 @@ def _is_int(value: object) -> bool:
 def checked_spans(strategy: SpanStrategy, text: str) -> list[tuple[int, int]]:
     """``strategy.split_spans(text)``, validated: in range, starts strictly increasing.
 
-    Empty and whitespace-only spans are dropped (no chunk is ever empty or blank).
+    Empty and blank spans (whitespace and invisible chars only, ``is_blank``) are dropped
+    (no chunk is ever empty or blank).
 
     Raises:
         ChunkingError: A span is malformed, outside the text, reversed, or does not start
@@ -215,7 +229,7 @@ def checked_spans(strategy: SpanStrategy, text: str) -> list[tuple[int, int]]:
                 f"reversed or outside the text of {length} chars: spans must satisfy "
                 "0 <= start <= end <= len(text)"
             )
-        if start == end or text[start:end].isspace():
+        if is_blank(text[start:end]):
             continue
         if start <= previous_start:
             raise ChunkingError(
@@ -233,7 +247,7 @@ def spans_of_pieces(text: str, pieces: Iterable[str], name: str) -> list[tuple[i
 
     Each piece is looked for from the end of the previous one (the common case: pieces that
     do not overlap), then from just after the previous piece's start (pieces that overlap).
-    Empty and whitespace-only pieces are skipped.
+    Empty and blank pieces (``is_blank``) are skipped.
 
     Raises:
         ChunkingError: A piece is not a str, or is not in the text at or after that point.
@@ -247,7 +261,7 @@ def spans_of_pieces(text: str, pieces: Iterable[str], name: str) -> list[tuple[i
                 f"{name}.split_text must return str pieces; piece {number} is "
                 f"{type(piece).__name__}"
             )
-        if not piece or piece.isspace():
+        if is_blank(piece):
             continue
         start = text.find(piece, previous_end)
         if start < 0 and spans:

@@ -29,6 +29,6 @@ pub use config::{default_separators, KeepSeparator, Merge, SplitterConfig, Struc
 pub use plan::Splitter;
 pub use split::Prepared;
 pub use tree::{
-    check_levels, document_rows, level_spans, tree_spans, tree_spans_by_atoms, tree_spans_many,
-    tree_spans_outlined, tree_spans_outlined_many, DocumentInput, DocumentRows,
+    check_levels, document_rows, level_spans, panic_for_tests, tree_spans, tree_spans_by_atoms,
+    tree_spans_many, tree_spans_outlined, tree_spans_outlined_many, DocumentInput, DocumentRows,
 };

@@ -913,11 +913,9 @@ mod tests {
 
     #[test]
     fn huge_grapheme_cut_by_code_points() {
+        // A ZWJ left at a chunk's edge by the cut is blank (text/chars.rs): trimmed.
         let family = "👨\u{200d}👩\u{200d}👧"; // 5 code points, one grapheme
-        assert_eq!(
-            chunks(sized(2), Unit::Char, family),
-            ["👨\u{200d}", "👩\u{200d}", "👧"]
-        );
+        assert_eq!(chunks(sized(2), Unit::Char, family), ["👨", "👩", "👧"]);
     }
 
     #[test]

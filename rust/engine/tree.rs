@@ -240,6 +240,25 @@ pub fn tree_spans_outlined_many(
     }
 }
 
+/// Panics with `message`, on the calling thread (`workers == 0`) or on one of the engine's
+/// `workers` pool threads: the test hook behind the bindings' `_panic_for_tests`, which pins
+/// that a panic in the core reaches Python as an exception, never an abort.
+///
+/// # Errors
+/// The pool cannot start.
+///
+/// # Panics
+/// Always: that is its purpose.
+pub fn panic_for_tests(message: &str, workers: usize) -> Result<(), ChunkError> {
+    assert!(workers > 0, "{message}");
+    pool(workers)?.install(|| {
+        (0..workers)
+            .into_par_iter()
+            .for_each(|task| assert!(task + 1 < workers, "{message}"));
+    });
+    Ok(())
+}
+
 /// The thread pool of `threads` workers, started on first use and kept: a pool per call
 /// cost its start, and its threads' warm state (a tokenizer's regex caches, see
 /// `sizing/token/`) with it.
@@ -326,7 +345,8 @@ mod tests {
     use crate::text::lines::LineMask;
 
     /// Texts of every kind of piece the seek handles: paragraphs, lines, sentences, clauses,
-    /// words, CR LF, Unicode whitespace, CJK punctuation, blank runs of every length.
+    /// words, CR LF, Unicode whitespace, invisible chars, CJK punctuation, blank runs of
+    /// every length.
     fn seek_texts() -> Vec<String> {
         let pieces = [
             "word ",
@@ -349,6 +369,8 @@ mod tests {
             "é",
             "😀",
             "\t",
+            "\u{200b}",
+            "\u{feff}\u{200d}",
         ];
         let mut seed = 7_u64;
         let mut texts = vec![String::new(), " \n ".to_owned(), "a".to_owned()];
@@ -358,7 +380,7 @@ mod tests {
             seed ^= seed >> 7;
             seed ^= seed << 17;
             for step in 0..(seed % 200) {
-                let pick = (seed.rotate_left((step % 60) as u32) % 20) as usize;
+                let pick = (seed.rotate_left((step % 60) as u32) % pieces.len() as u64) as usize;
                 text.push_str(pieces[pick]);
             }
             texts.push(text);
@@ -494,6 +516,62 @@ mod tests {
         // char offsets: "é" is 2 bytes, one char
         assert_eq!((rows[2][5], rows[2][6]), (0, 5));
         assert_eq!((rows[1][5], rows[1][6]), (17, 36));
+    }
+
+    #[test]
+    fn invisible_pieces_are_no_chunks() {
+        // A BOM, zero-width spaces, a lone ZWJ and a word joiner carry no content: a piece
+        // of only them is no chunk, at any level, and trimming takes them off chunk edges.
+        let text = "\u{feff}one two\u{200b}\n\n\u{200b}\u{200d}\u{2060}\n\nthree\u{200d}";
+        let (parent, child) = (splitter(12), splitter(5));
+        for levels in [vec![&parent], vec![&parent, &child]] {
+            for table in [
+                tree_spans(&levels, text).unwrap(),
+                tree_spans_by_atoms(&levels, text).unwrap(),
+            ] {
+                let texts: Vec<(i64, &str)> = table
+                    .records
+                    .iter()
+                    .map(|record| {
+                        (
+                            record.0[0],
+                            &text[record.0[3] as usize..record.0[4] as usize],
+                        )
+                    })
+                    .collect();
+                let top = i64::try_from(levels.len()).unwrap() - 1;
+                let mut expected = vec![(top, "one two"), (top, "three")];
+                if levels.len() == 2 {
+                    expected.extend([(0, "one"), (0, "two"), (0, "three")]);
+                }
+                assert_eq!(texts, expected);
+            }
+        }
+        for only in [
+            "\u{feff}",
+            "\u{200b}\u{200b}",
+            "\u{200d}",
+            " \u{2060}\n\u{feff} ",
+        ] {
+            assert_eq!(
+                tree_spans(&[&parent, &child], only).unwrap().rows(),
+                0,
+                "{only:?}"
+            );
+        }
+        // trim=False keeps a chunk's edges as they are, but a blank piece is still none.
+        let mut config = SplitterConfig::new(12);
+        config.trim = false;
+        let untrimmed = Splitter::new(config, Unit::Char).unwrap();
+        let table = tree_spans(&[&untrimmed], "\u{200b}\u{200b}").unwrap();
+        assert_eq!(table.rows(), 0);
+        // A ZWJ inside an emoji sequence is content of the grapheme it joins.
+        let family = "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}";
+        let table = tree_spans(&[&splitter(12)], family).unwrap();
+        assert_eq!(
+            table.records[0].0[3..5],
+            [0, i64::try_from(family.len()).unwrap()]
+        );
     }
 
     #[test]

@@ -94,10 +94,10 @@ pub(super) fn chunk_documents<'py>(
         let key = id.as_ref().map(|id| id.to_str()).transpose()?;
         inputs.push((text.to_str()?, text.len()?, key));
     }
-    let prepared = py.detach(|| {
+    let prepared = super::detach(py, || {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
         engine::document_rows(&borrowed, &inputs, workers)
-    })?;
+    })??;
     let fingerprint: Arc<str> = Arc::from(fingerprint);
     prepared
         .into_iter()

@@ -5,9 +5,12 @@
 //! `chunk.rs`), because building them is most of `chunk()`. The files convert types, release
 //! the GIL and raise errors; everything else is in the core, where `cargo test` reaches it.
 //!
-//! A panic in the core unwinds out of `py.detach` and PyO3 raises it as a `PanicException`
-//! (the crate never aborts on panic); a sizer's error is a value ([`ChunkError::Sizer`]),
-//! raised as the exception the `length_function` raised.
+//! A panic in the core (a bug) never aborts the interpreter: the crate unwinds on panic, and
+//! [`detach`] catches a panic in the GIL-free work and raises it as a `RuntimeError` with the
+//! panic's message, an `Exception` that an ingestion job's handler catches like any other
+//! (PyO3's own `PanicException`, raised for a panic while the GIL is held, derives from
+//! `BaseException`, so `except Exception` misses it). A sizer's error is a value
+//! ([`ChunkError::Sizer`]), raised as the exception the `length_function` raised.
 
 // PyO3 hands extracted arguments over by value; the doc comments are Python docstrings (they
 // name Python identifiers and hold `>>>` examples, where `["text"]` is an index, not a link).
@@ -16,6 +19,8 @@
     clippy::doc_markdown,
     clippy::doc_link_with_quotes
 )]
+
+use std::panic::AssertUnwindSafe;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -47,10 +52,45 @@ impl From<ChunkError> for PyErr {
     }
 }
 
+/// `py.detach(work)`: `work` runs with the GIL released, and a panic in it comes back as a
+/// `RuntimeError` carrying the panic's message instead of unwinding into PyO3.
+///
+/// Unwind safety: the core's shared state is the thread pools and the token-count caches,
+/// behind mutexes whose poisoning every user ignores (a cache half-filled by a panicking
+/// call holds only correct counts), so carrying on after a caught panic is sound.
+pub(crate) fn detach<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    F: Send + FnOnce() -> T,
+    T: Send,
+{
+    py.detach(|| std::panic::catch_unwind(AssertUnwindSafe(work)))
+        .map_err(|payload| {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|text| (*text).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".to_owned());
+            PyRuntimeError::new_err(format!(
+                "spanchunk's core panicked (a bug: please report it with the input): {message}"
+            ))
+        })
+}
+
+/// Panics in the core with `message` (on one of `workers` pool threads when `workers > 0`):
+/// the hidden hook the tests use to pin that a panic surfaces as a `RuntimeError`.
+#[pyfunction]
+#[pyo3(name = "_panic_for_tests", signature = (message, workers = 0))]
+fn panic_for_tests(py: Python<'_>, message: String, workers: usize) -> PyResult<()> {
+    Ok(detach(py, || {
+        crate::engine::panic_for_tests(&message, workers)
+    })??)
+}
+
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add("SPAN_COLUMNS", PyTuple::new(module.py(), SPAN_COLUMNS)?)?;
+    module.add("BLANK_CHARS", crate::text::chars::blank_chars())?;
     module.add_class::<splitter::PySplitter>()?;
     module.add_class::<chunk::PyChunk>()?;
     module.add_class::<outline::PyOutline>()?;
@@ -63,6 +103,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(spans::char_spans_to_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(spans::chunk_ids, module)?)?;
     module.add_function(wrap_pyfunction!(spans::text_id, module)?)?;
+    module.add_function(wrap_pyfunction!(panic_for_tests, module)?)?;
     output::register(module)?;
     Ok(())
 }

@@ -16,10 +16,10 @@ pub struct PyOutline {
 #[pymethods]
 impl PyOutline {
     #[new]
-    fn new(py: Python<'_>, text: PyBackedStr) -> Self {
-        Self {
-            inner: py.detach(|| Outline::parse(&text)),
-        }
+    fn new(py: Python<'_>, text: PyBackedStr) -> PyResult<Self> {
+        Ok(Self {
+            inner: super::detach(py, || Outline::parse(&text))?,
+        })
     }
 
     /// (start_byte, level, plain text) of every top-level heading, in document order.

@@ -75,7 +75,7 @@ fn write_documents<'py>(
         }
     };
     let owned = splitters(&levels);
-    let (written, errors, chunk_levels, sizes) = py.detach(|| {
+    let (written, errors, chunk_levels, sizes) = super::detach(py, || {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
         // JSON Lines run at about 3.2x the text (parents and children repeat it, plus keys):
         // reserved once (pages not written are never touched), not grown record by record.
@@ -126,7 +126,7 @@ fn write_documents<'py>(
             Written::Jsonl(jsonl_out)
         };
         (written, errors, chunk_levels, sizes)
-    });
+    })?;
     let written = match written {
         Written::Jsonl(bytes) => PyBytes::new(py, &bytes).into_any(),
         Written::Columns(columns, document_ids) => {

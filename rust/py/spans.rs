@@ -58,7 +58,7 @@ pub(super) fn level_spans<'py>(
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let parents = span::checked_byte_spans(&text, pairs("parents", &parents)?)?;
     let splitter = Arc::clone(&splitter.get().inner);
-    let records = py.detach(|| engine::level_spans(&splitter, &text, &parents))?;
+    let records = super::detach(py, || engine::level_spans(&splitter, &text, &parents))??;
     let rows = records
         .iter()
         .map(|record| {
@@ -77,7 +77,7 @@ pub(super) fn char_spans_to_bytes<'py>(
     spans: PyReadonlyArray2<'py, i64>,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let spans = pairs("spans", &spans)?;
-    let bytes = py.detach(|| span::char_spans_to_bytes(&text, &spans))?;
+    let bytes = super::detach(py, || span::char_spans_to_bytes(&text, &spans))??;
     let rows = bytes
         .iter()
         .map(|&(start, end)| [as_i64(start), as_i64(end)])
@@ -94,11 +94,11 @@ pub(super) fn chunk_ids(
     spans: PyReadonlyArray2<'_, i64>,
 ) -> PyResult<Vec<String>> {
     let rows = table_rows(&spans)?;
-    Ok(py.detach(|| ids::row_ids(document_id, fingerprint, &rows)))
+    super::detach(py, || ids::row_ids(document_id, fingerprint, &rows))
 }
 
 /// 16 hex digits of xxh3-64 of the UTF-8 text.
 #[pyfunction]
-pub(super) fn text_id(py: Python<'_>, text: PyBackedStr) -> String {
-    py.detach(|| ids::text_id(&text))
+pub(super) fn text_id(py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
+    super::detach(py, || ids::text_id(&text))
 }

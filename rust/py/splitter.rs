@@ -136,7 +136,9 @@ impl PySplitter {
     /// The size of `text` in this splitter's unit.
     fn measure(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<usize> {
         let splitter = Arc::clone(&self.inner);
-        Ok(py.detach(|| splitter.sizer().size(&text).map_err(ChunkError::from))?)
+        Ok(super::detach(py, || {
+            splitter.sizer().size(&text).map_err(ChunkError::from)
+        })??)
     }
 
     fn __repr__(&self) -> String {
@@ -159,7 +161,7 @@ impl PySplitter {
         text: PyBackedStr,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         let splitter = Arc::clone(&self.inner);
-        let spans = py.detach(|| splitter.spans(&text))?;
+        let spans = super::detach(py, || splitter.spans(&text))??;
         let rows = spans
             .iter()
             .map(|span| {

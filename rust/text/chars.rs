@@ -1,6 +1,6 @@
 //! Byte-level facts about UTF-8 text, with no settings: char counts, whitespace as Python
-//! sees it, trimming, which bytes a text lacks, and cache prefetches. Every pass the engine
-//! makes over a text is built from these.
+//! sees it, blank (whitespace or invisible) chars and trimming, which bytes a text lacks, and
+//! cache prefetches. Every pass the engine makes over a text is built from these.
 
 /// True for a byte that starts a UTF-8 sequence (not a continuation byte).
 #[inline]
@@ -55,19 +55,69 @@ pub fn is_ascii_space(byte: u8) -> bool {
     matches!(byte, b'\t'..=b'\r' | 0x1c..=b' ')
 }
 
+/// True for an invisible format char that carries no content on its own: the soft hyphen
+/// U+00AD, the Arabic letter mark U+061C, the Mongolian vowel separator U+180E (`White_Space`
+/// until Unicode 6.3), the zero-width space, non-joiner and joiner and the direction marks
+/// U+200B..=U+200F, the bidirectional embeddings and overrides U+202A..=U+202E, the word
+/// joiner and invisible operators U+2060..=U+2064, the bidirectional isolates and deprecated
+/// format chars U+2066..=U+206F, and the zero-width no-break space (byte order mark) U+FEFF.
+///
+/// Left out on purpose, though Unicode counts them as default-ignorable too: the variation
+/// selectors (U+FE00..=U+FE0F, U+E0100..) and tag chars (U+E0000..=U+E007F), which change
+/// how the emoji or flag before them looks, so trimming one off a chunk's end would change
+/// the text; the combining grapheme joiner U+034F and the Hangul fillers, which belong to
+/// the sequence they sit in.
+#[inline]
+#[must_use]
+pub fn is_invisible(character: char) -> bool {
+    matches!(
+        character,
+        '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+    )
+}
+
+/// A char that is no content: whitespace ([`is_whitespace`]) or invisible
+/// ([`is_invisible`]). A piece made only of blank chars is no chunk, and trimming strips
+/// blank chars from chunk edges.
+#[inline]
+#[must_use]
+pub fn is_blank(character: char) -> bool {
+    is_whitespace(character) || is_invisible(character)
+}
+
+/// Every blank char ([`is_blank`]), in code point order: all of them lie below U+10000.
+/// The Python layer strips custom strategies' pieces with these, so it agrees with the core.
+#[must_use]
+pub fn blank_chars() -> String {
+    (0..=0xffff_u32)
+        .filter_map(char::from_u32)
+        .filter(|&character| is_blank(character))
+        .collect()
+}
+
 /// The width in bytes of the char that starts at `bytes[at]` (a char boundary) when it is
-/// whitespace ([`is_whitespace`]), else 0. The non-ASCII whitespace chars are few and fixed
-/// (Unicode `White_Space`: U+0085, U+00A0, U+1680, U+2000..=U+200A, U+2028, U+2029, U+202F,
-/// U+205F, U+3000), so their UTF-8 bytes are matched as they are, with no decoding.
+/// blank ([`is_blank`]), else 0. The non-ASCII blank chars are few and fixed (Unicode
+/// `White_Space`: U+0085, U+00A0, U+1680, U+2000..=U+200A, U+2028, U+2029, U+202F, U+205F,
+/// U+3000; and the invisible chars of [`is_invisible`]), so their UTF-8 bytes are matched
+/// as they are, with no decoding.
 #[inline]
 fn space_after(bytes: &[u8], at: usize) -> usize {
     match bytes[at..] {
         [byte, ..] if byte.is_ascii() => usize::from(is_ascii_space(byte)),
-        [0xc2, 0x85 | 0xa0, ..] => 2,
+        [0xc2, 0x85 | 0xa0 | 0xad, ..] | [0xd8, 0x9c, ..] => 2,
         [0xe1, 0x9a, 0x80, ..]
-        | [0xe2, 0x80, 0x80..=0x8a | 0xa8 | 0xa9 | 0xaf, ..]
-        | [0xe2, 0x81, 0x9f, ..]
-        | [0xe3, 0x80, 0x80, ..] => 3,
+        | [0xe1, 0xa0, 0x8e, ..]
+        | [0xe2, 0x80, 0x80..=0x8f | 0xa8..=0xaf, ..]
+        | [0xe2, 0x81, 0x9f..=0xa4 | 0xa6..=0xaf, ..]
+        | [0xe3, 0x80, 0x80, ..]
+        | [0xef, 0xbb, 0xbf, ..] => 3,
         _ => 0,
     }
 }
@@ -77,16 +127,19 @@ fn space_after(bytes: &[u8], at: usize) -> usize {
 fn space_before(bytes: &[u8], end: usize) -> usize {
     match bytes[..end] {
         [.., byte] if byte.is_ascii() => usize::from(is_ascii_space(byte)),
-        [.., 0xc2, 0x85 | 0xa0] => 2,
+        [.., 0xc2, 0x85 | 0xa0 | 0xad] | [.., 0xd8, 0x9c] => 2,
         [.., 0xe1, 0x9a, 0x80]
-        | [.., 0xe2, 0x80, 0x80..=0x8a | 0xa8 | 0xa9 | 0xaf]
-        | [.., 0xe2, 0x81, 0x9f]
-        | [.., 0xe3, 0x80, 0x80] => 3,
+        | [.., 0xe1, 0xa0, 0x8e]
+        | [.., 0xe2, 0x80, 0x80..=0x8f | 0xa8..=0xaf]
+        | [.., 0xe2, 0x81, 0x9f..=0xa4 | 0xa6..=0xaf]
+        | [.., 0xe3, 0x80, 0x80]
+        | [.., 0xef, 0xbb, 0xbf] => 3,
         _ => 0,
     }
 }
 
-/// Trimmed bounds of `text[start..limit]`; equal bounds mean the region is blank.
+/// Trimmed bounds of `text[start..limit]`: blank chars ([`is_blank`]: whitespace and the
+/// invisible format chars) stripped from both edges; equal bounds mean the region is blank.
 #[inline]
 #[must_use]
 pub fn trimmed(text: &str, start: usize, limit: usize) -> (usize, usize) {
@@ -224,10 +277,10 @@ mod tests {
     }
 
     #[test]
-    fn whitespace_is_matched_by_its_bytes() {
+    fn blank_chars_are_matched_by_their_bytes() {
         // Every char, alone and between others, at both edges.
         for character in (0..=0x10_ffff).filter_map(char::from_u32) {
-            let expected = if is_whitespace(character) {
+            let expected = if is_blank(character) {
                 character.len_utf8()
             } else {
                 0
@@ -244,5 +297,39 @@ mod tests {
         assert_eq!(trimmed("\u{3000}中\u{2009}", 0, 9), (3, 6));
         assert_eq!(trimmed("。\u{a0}", 0, 5), (0, 3));
         assert_eq!(trimmed(" \u{85}\u{2028} ", 0, 7), (7, 7));
+    }
+
+    #[test]
+    fn invisible_chars_are_blank_and_trimmed() {
+        for character in [
+            '\u{feff}', '\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{ad}', '\u{180e}',
+            '\u{200e}', '\u{202e}', '\u{2066}', '\u{61c}',
+        ] {
+            assert!(
+                is_invisible(character) && is_blank(character),
+                "{character:?}"
+            );
+            assert!(!is_whitespace(character), "{character:?}");
+        }
+        // Kept: they change the look of what comes before them, or are content.
+        for character in ['\u{fe0f}', '\u{e007f}', '\u{34f}', '\u{2065}', 'a', '\0'] {
+            assert!(!is_blank(character), "{character:?}");
+        }
+        // A piece of only invisible chars (and whitespace) trims to nothing.
+        let only = "\u{feff}\u{200b} \u{200d}\u{2060}\n";
+        assert_eq!(trimmed(only, 0, only.len()), (only.len(), only.len()));
+        // At the edges they go; inside, and a ZWJ inside an emoji sequence, they stay.
+        let text = "\u{feff}a\u{200b}b\u{200b}";
+        assert_eq!(trimmed(text, 0, text.len()), (3, 8));
+        let family = "\u{1f468}\u{200d}\u{1f469}";
+        assert_eq!(trimmed(family, 0, family.len()), (0, family.len()));
+        let heart = "\u{2764}\u{fe0f}";
+        assert_eq!(trimmed(heart, 0, heart.len()), (0, heart.len()));
+        let listed = blank_chars();
+        let every: String = (0..=0x10_ffff_u32)
+            .filter_map(char::from_u32)
+            .filter(|&character| is_blank(character))
+            .collect();
+        assert_eq!(listed, every);
     }
 }
