@@ -60,7 +60,7 @@ pub fn is_ascii_space(byte: u8) -> bool {
 /// (Unicode `White_Space`: U+0085, U+00A0, U+1680, U+2000..=U+200A, U+2028, U+2029, U+202F,
 /// U+205F, U+3000), so their UTF-8 bytes are matched as they are, with no decoding.
 #[inline]
-fn space_after(bytes: &[u8], at: usize) -> usize {
+pub(crate) fn space_after(bytes: &[u8], at: usize) -> usize {
     match bytes[at..] {
         [byte, ..] if byte.is_ascii() => usize::from(is_ascii_space(byte)),
         [0xc2, 0x85 | 0xa0, ..] => 2,
