@@ -71,6 +71,8 @@ COUNTS = [
     ("sentence", "A line\n   \nanother", 2),
     ("sentence", "你好。世界！", 2),
     ("sentence", "Mr. Smith went home.", 2),
+    ("sentence", "Use e.g. the fork.", 1),
+    ("sentence", "The U.S.A is big.", 1),
     ("sentence", "half a sente", 1),
     ("passage", "", 0),
     ("passage", "a\nb", 1),
@@ -365,3 +367,17 @@ def test_cli_sentence_parents_word_children(tmp_path: Path) -> None:
         10, 60, child_chunker=RecursiveChunker(60, overlap=0, unit="word"), unit="sentence"
     )
     assert [record["id"] for record in records] == [c.id for c in reference.chunk_tree(text)]
+
+
+def test_haystack_component_in_haystack_units() -> None:
+    pytest.importorskip("haystack")
+    from haystack import Document  # noqa: PLC0415
+    from spanchunk.integrations.haystack import SpanchunkDocumentSplitter  # noqa: PLC0415
+
+    text = "It was late. The wind howled. Rain fell. Nobody came.\n\n" * 6
+    splitter = SpanchunkDocumentSplitter(block_sizes={10, 3}, unit="sentence")
+    documents = splitter.run([Document(content=text)])["documents"]
+    for document in documents[1:]:
+        start, end = document.meta["split_idx_start"], document.meta["split_idx_end"]
+        assert text[start:end] == document.content
+        assert 1 <= measure("sentence", document.content) <= document.meta["__block_size"]
