@@ -51,7 +51,7 @@ pub fn is_whitespace(character: char) -> bool {
 /// U+001C..=U+001F, and space.
 #[inline]
 #[must_use]
-pub fn is_ascii_space(byte: u8) -> bool {
+pub const fn is_ascii_space(byte: u8) -> bool {
     matches!(byte, b'\t'..=b'\r' | 0x1c..=b' ')
 }
 
