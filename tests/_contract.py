@@ -128,8 +128,59 @@ class LevelArrays:
 
 
 Unit = str | Callable[[str], int] | Mapping[int, "str | Callable[[str], int]"]
-"""A level's unit: "char", "byte", or a size function (token units: the exact count of a
-text encoded on its own); a mapping gives each level its own (mixed units)."""
+"""A level's unit: "char", "byte", "word", "sentence", "passage", "page", or a size function
+(token units: the exact count of a text encoded on its own); a mapping gives each level its
+own (mixed units)."""
+
+
+_BLANK_LINE = re.compile(r"\n\n|\r\n\r\n")
+
+
+def count_words(text: str) -> int:
+    """Words: runs of non-whitespace, as ``str.split()`` finds them, that hold a visible char
+    (an invisible one, such as a zero-width joiner, neither starts nor ends a word)."""
+    invisible = _invisible_chars()
+    return len("".join(char for char in text if char not in invisible).split())
+
+
+@functools.cache
+def _invisible_chars() -> frozenset[str]:
+    from spanchunk import _core  # noqa: PLC0415
+
+    return frozenset(char for char in _core.BLANK_CHARS if not char.isspace())
+
+
+def count_passages(text: str) -> int:
+    """Passages: non-blank pieces between "\\n\\n" or "\\r\\n\\r\\n"."""
+    return sum(1 for piece in _BLANK_LINE.split(text) if piece.strip())
+
+
+def count_pages(text: str) -> int:
+    """Pages: non-blank pieces between form feeds."""
+    return sum(1 for piece in text.split("\f") if piece.strip())
+
+
+@functools.cache
+def _sentence_counter() -> Callable[[str], int]:
+    # No Python package here segments UAX #29 sentences: the core's own count of the text
+    # alone (its pinned examples are in test_units.py), a pass apart from the chunking.
+    from spanchunk import _core  # noqa: PLC0415
+
+    return _core.Splitter(1, unit="sentence").measure
+
+
+def count_sentences(text: str) -> int:
+    """Sentences: UAX #29 sentences with content, lone line breaks read as spaces."""
+    return _sentence_counter()(text)
+
+
+SEGMENT_UNITS: dict[str, Callable[[str], int]] = {
+    "word": count_words,
+    "passage": count_passages,
+    "page": count_pages,
+    "sentence": count_sentences,
+}
+"""The units of Haystack's split_by, each as the count of a text on its own."""
 
 
 def _measure(info: TextInfo, unit: str | Callable[[str], int], sc: Any, ec: Any) -> np.ndarray:
@@ -138,6 +189,9 @@ def _measure(info: TextInfo, unit: str | Callable[[str], int], sc: Any, ec: Any)
         return ec - sc
     if unit == "byte":
         return info.byte_offset[ec] - info.byte_offset[sc]
+    if isinstance(unit, str):
+        assert unit in SEGMENT_UNITS, f"unknown unit {unit!r}"
+        unit = SEGMENT_UNITS[unit]
     assert callable(unit)
     return np.array(
         [unit(info.text[start:end]) for start, end in zip(sc.tolist(), ec.tolist(), strict=True)],

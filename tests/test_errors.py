@@ -68,7 +68,7 @@ def test_spans_many_needs_str() -> None:
         (lambda: RecursiveChunker(chunk_size=10, overlap=-1), "overlap"),
         (lambda: RecursiveChunker(chunk_size=10, min_chunk_size=11), "min_chunk_size"),
         (lambda: RecursiveChunker(chunk_size=10, min_chunk_size=-1), "min_chunk_size"),
-        (lambda: RecursiveChunker(unit="word"), "unit"),
+        (lambda: RecursiveChunker(unit="paragraph"), "unit"),
         (lambda: RecursiveChunker(unit="chars"), "unit"),
         (lambda: RecursiveChunker(unit="char", encoding="cl100k_base"), "encoding"),
         (lambda: RecursiveChunker(unit="byte", encoding="o200k_base"), "encoding"),

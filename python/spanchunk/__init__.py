@@ -8,6 +8,7 @@ Example:
 """
 
 from spanchunk._core import __version__
+from spanchunk._settings import SENTENCES
 from spanchunk.base import Chunker
 from spanchunk.chunk import Chunk
 from spanchunk.document import Document
@@ -19,6 +20,7 @@ from spanchunk.registry import ParentRegistry
 from spanchunk.store import ParentStore, SqliteRegistry
 
 __all__ = [
+    "SENTENCES",
     "Chunk",
     "Chunker",
     "ChunkingError",

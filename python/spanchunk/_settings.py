@@ -18,12 +18,15 @@ from collections.abc import Callable, Iterable, Mapping
 from itertools import pairwise
 from typing import Any, Generic, Literal, TypeVar, overload
 
+from spanchunk import _core
 from spanchunk._tokens import Sizing, sizing
 
 __all__ = [
+    "SENTENCES",
     "KeepSeparator",
     "Merge",
     "Setting",
+    "UnitName",
     "UnitSetting",
     "bool_setting",
     "core_keep_separator",
@@ -41,6 +44,14 @@ __all__ = [
     "type_name",
     "workers_setting",
 ]
+
+UnitName = Literal["char", "byte", "token", "word", "sentence", "passage", "page"]
+"""The size units a built-in chunker takes."""
+
+SENTENCES: str = _core.sentence_separator()
+"""A separator level of its own that cuts at sentence boundaries (UAX #29, lone line breaks
+read as spaces) instead of at a literal string: ``separators=["\n\n", SENTENCES, " "]``.
+The default for ``unit="sentence"``; it works in every unit."""
 
 KeepSeparator = Literal["end", "start", False]
 """Where a separator goes: ending the chunk before it, starting the one after, or neither."""

@@ -23,7 +23,7 @@ from spanchunk import _core
 ENCODINGS = ("o200k_base", "cl100k_base", "p50k_base", "r50k_base")
 """The tiktoken encodings compiled into the core."""
 
-UNITS = ("char", "byte", "token")
+UNITS = ("char", "byte", "token", "word", "sentence", "passage", "page")
 
 
 @dataclass(frozen=True)
@@ -153,8 +153,9 @@ def sizing(
     """Validates a chunker's unit settings; the messages name the setting and the fix."""
     if not isinstance(unit, str) or unit not in UNITS:
         raise ValueError(
-            f"unknown unit {unit!r}: use unit='char' (code points), unit='byte' (UTF-8 bytes) "
-            "or unit='token' (with encoding=, tokenizer= or length_function=)"
+            f"unknown unit {unit!r}: use unit='char' (code points), unit='byte' (UTF-8 bytes), "
+            "unit='token' (with encoding=, tokenizer= or length_function=), or one of Haystack's "
+            "split_by units: 'word', 'sentence', 'passage', 'page'"
         )
     given = {
         name: value

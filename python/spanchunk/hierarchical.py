@@ -14,6 +14,7 @@ from spanchunk import _core
 from spanchunk._settings import (
     FlagSetting,
     Setting,
+    UnitName,
     UnitSetting,
     fingerprint_of,
     nested_settings,
@@ -68,15 +69,20 @@ def _chunkers_setting(tree: HierarchicalChunker, chunkers: object) -> tuple[Chun
 
 
 def _child_size_setting(tree: ParentChildChunker, value: object) -> int:
-    """A child size: positive, and smaller than the parent size."""
-    child_size = positive_size("child_size", value, tree.unit, 400)
-    parent_size = tree.parent_size
-    if child_size >= parent_size:
+    """A child size: positive (smaller than the parent size too, checked once the child
+    chunker is known: see ``_check_child_below_parent``)."""
+    return positive_size("child_size", value, tree.unit, 400)
+
+
+def _check_child_below_parent(tree: ParentChildChunker) -> None:
+    """The default child level must be smaller than the parents. A given ``child_chunker``
+    has its own size, perhaps in another unit (10 sentences of 60-word children), so
+    ``child_size`` is not compared then."""
+    if tree._child_chunker is None and tree.child_size >= tree.parent_size:
         raise ValueError(
-            f"child_size ({child_size}) must be smaller than parent_size ({parent_size}): "
-            "raise parent_size or lower child_size"
+            f"child_size ({tree.child_size}) must be smaller than parent_size "
+            f"({tree.parent_size}): raise parent_size or lower child_size"
         )
-    return child_size
 
 
 def _recursive(
@@ -107,7 +113,8 @@ class HierarchicalChunker(_BuiltInChunker, built_in=True):
         overlap: Overlap between consecutive leaves (level 0) of one parent, in ``unit``;
             smaller than the smallest size. Parent levels never overlap: their children
             would repeat the same text.
-        unit: ``"char"``, ``"byte"`` or ``"token"``, for every default level (see
+        unit: ``"char"``, ``"byte"``, ``"token"``, ``"word"``, ``"sentence"``, ``"passage"``
+            or ``"page"``, for every default level (see
             ``RecursiveChunker``; mix units with ``chunkers``).
         encoding: The tiktoken encoding of token units.
         chunkers: None, or one item per size: None (a ``RecursiveChunker`` of that size),
@@ -155,7 +162,8 @@ class HierarchicalChunker(_BuiltInChunker, built_in=True):
         shown=bool,
     )
     unit: Setting[str] = UnitSetting(
-        '``"char"``, ``"byte"`` or ``"token"``, of the default levels.'
+        '``"char"``, ``"byte"``, ``"token"``, ``"word"``, ``"sentence"``, ``"passage"`` or '
+        '``"page"``, of the default levels.'
     )
     chunkers: Setting[tuple[Chunker, ...]] = Setting(
         "The chunker of every level, top first (defaults included).",
@@ -175,7 +183,7 @@ class HierarchicalChunker(_BuiltInChunker, built_in=True):
         self,
         sizes: Sequence[int] = (2048, 512, 128),
         overlap: int = 0,
-        unit: Literal["char", "byte", "token"] = "char",
+        unit: UnitName = "char",
         encoding: str | None = None,
         chunkers: Sequence[Chunker | Literal["markdown", "text"] | None] | None = None,
         registry: ParentStore | None = None,
@@ -290,7 +298,8 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
             default ``RecursiveChunker(child_size, overlap=child_overlap)`` (a
             ``MarkdownChunker`` under Markdown parents), or ``"markdown"`` for
             ``MarkdownChunker(child_size)``.
-        unit: ``"char"``, ``"byte"`` or ``"token"``, for the default levels (see
+        unit: ``"char"``, ``"byte"``, ``"token"``, ``"word"``, ``"sentence"``, ``"passage"``
+            or ``"page"``, for the default levels (see
             ``RecursiveChunker``; mix units with ``parent_chunker`` / ``child_chunker``).
         encoding: The tiktoken encoding of token units.
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
@@ -346,7 +355,8 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         shown=lambda given: given is not None,
     )
     unit: Setting[str] = UnitSetting(
-        '``"char"``, ``"byte"`` or ``"token"``, of the default levels.'
+        '``"char"``, ``"byte"``, ``"token"``, ``"word"``, ``"sentence"``, ``"passage"`` or '
+        '``"page"``, of the default levels.'
     )
     parent_content: Setting[bool] = FlagSetting(
         'Whether each leaf carries its parent in ``metadata["parent_content"]``.'
@@ -360,7 +370,7 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         child_overlap: int | None = None,
         parent_chunker: Chunker | Literal["markdown", "text"] | None = None,
         child_chunker: Chunker | Literal["markdown", "text"] | None = None,
-        unit: Literal["char", "byte", "token"] = "char",
+        unit: UnitName = "char",
         encoding: str | None = None,
         registry: ParentStore | None = None,
         *,
@@ -377,6 +387,7 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
             child_chunker=child_chunker,
             parent_content=parent_content,
         )
+        _check_child_below_parent(self)
         given_parent: Chunker | None = self._parent_chunker
         given_child: Chunker | None = self._child_chunker
         # Markdown parents get Markdown children by default: a code block or a table row

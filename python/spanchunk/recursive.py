@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from spanchunk import _core
 from spanchunk._settings import (
     KeepSeparator,
     Merge,
     Setting,
+    UnitName,
     UnitSetting,
     bool_setting,
     core_keep_separator,
@@ -31,7 +32,7 @@ __all__ = ["RecursiveChunker"]
 
 def _separators_of(chunker: RecursiveChunker) -> list[list[str]]:
     if chunker._separators is None:
-        return _core.default_separators()
+        return _core.default_separators(chunker.unit)
     return [list(level) for level in chunker._separators]
 
 
@@ -61,8 +62,12 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
             reach, holding whole pieces of that separator level; ``"greedy"``: a chunk takes
             pieces of any level while they fit (fuller chunks, fewer of them, some ending
             inside a sentence).
-        unit: ``"char"`` (code points, as ``len``), ``"byte"`` (UTF-8 bytes) or
-            ``"token"`` (with exactly one of ``encoding``, ``tokenizer``, ``length_function``).
+        unit: ``"char"`` (code points, as ``len``), ``"byte"`` (UTF-8 bytes),
+            ``"token"`` (with exactly one of ``encoding``, ``tokenizer``, ``length_function``),
+            or the units of Haystack's ``split_by``: ``"word"`` (runs of non-whitespace),
+            ``"sentence"`` (UAX #29 sentences; the default separators then cut at sentence
+            boundaries, ``SENTENCES``), ``"passage"`` (pieces between blank lines) or
+            ``"page"`` (pieces between form feeds). Whitespace counts 0 in these four.
         encoding: With ``unit="token"``: a tiktoken encoding compiled into the core
             (``"o200k_base"``, ``"cl100k_base"``, ``"p50k_base"``, ``"r50k_base"``).
         name: A label, reported in ``settings()`` but never part of the fingerprint.
@@ -125,7 +130,10 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
         check=lambda _chunker, value: merge_setting(value),
         shown=lambda merge: merge != "boundary",
     )
-    unit: Setting[str] = UnitSetting('``"char"``, ``"byte"`` or ``"token"``.')
+    unit: Setting[str] = UnitSetting(
+        '``"char"``, ``"byte"``, ``"token"``, ``"word"``, ``"sentence"``, ``"passage"`` or '
+        '``"page"``.'
+    )
     name: Setting[str | None] = Setting(
         "The label given at construction (not part of the fingerprint).",
         check=lambda _chunker, value: name_setting(value),
@@ -141,7 +149,7 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
         separators: Sequence[str | Sequence[str]] | None = None,
         keep_separator: KeepSeparator = "end",
         trim: bool = True,
-        unit: Literal["char", "byte", "token"] = "char",
+        unit: UnitName = "char",
         encoding: str | None = None,
         name: str | None = None,
         *,

@@ -1,6 +1,7 @@
 //! The settings of one level, as the Python API spells them.
 
 use crate::error::ChunkError;
+use crate::text::sentences::SENTENCES;
 
 /// Where a separator goes when text is cut at it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,4 +171,39 @@ pub fn default_separators() -> Vec<Vec<String>> {
         .iter()
         .map(|level| level.iter().map(|sep| (*sep).to_owned()).collect())
         .collect()
+}
+
+/// The default separator levels of a unit, coarsest first: [`default_separators`], except
+/// that sentences cut at UAX #29 sentence boundaries ([`SENTENCES`], before line breaks, which
+/// hard-wrapped prose puts inside sentences) and pages at form feeds first.
+#[must_use]
+pub fn default_separators_for(unit: &str) -> Vec<Vec<String>> {
+    let mut levels = default_separators();
+    match unit {
+        "sentence" => {
+            // Blank lines, sentences, line breaks, clause marks, spaces.
+            levels[2] = vec![SENTENCES.to_owned()];
+            levels.swap(1, 2);
+        }
+        "page" => levels.insert(0, vec!["\x0c".to_owned()]),
+        _ => {}
+    }
+    levels
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_per_unit() {
+        assert_eq!(default_separators_for("char"), default_separators());
+        assert_eq!(default_separators_for("word"), default_separators());
+        assert_eq!(default_separators_for("passage"), default_separators());
+        let sentence = default_separators_for("sentence");
+        assert_eq!(sentence[1], [SENTENCES]);
+        assert_eq!(sentence[2], ["\r\n", "\n"]);
+        assert_eq!(sentence.len(), default_separators().len());
+        assert_eq!(default_separators_for("page")[0], ["\x0c"]);
+    }
 }

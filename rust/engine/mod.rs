@@ -25,7 +25,9 @@ mod seek;
 pub mod split;
 pub mod tree;
 
-pub use config::{default_separators, KeepSeparator, Merge, SplitterConfig, Structure};
+pub use config::{
+    default_separators, default_separators_for, KeepSeparator, Merge, SplitterConfig, Structure,
+};
 pub use plan::Splitter;
 pub use split::Prepared;
 pub use tree::{

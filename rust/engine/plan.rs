@@ -12,6 +12,7 @@ use crate::markdown::STRUCTURE_LEVELS;
 use crate::sizing::{Sizer, Unit};
 use crate::text::chars::{is_whitespace, trimmed};
 use crate::text::search::Searcher;
+use crate::text::sentences::{SENTENCES, SENTENCE_ENDS};
 
 /// Texts from this length on are checked for every separator's first byte (see
 /// [`Splitter::check_bytes`]).
@@ -107,7 +108,13 @@ impl Splitter {
             }
             levels.push(Searcher::new(level)?);
         }
-        let all: Vec<&String> = config.separators.iter().flatten().collect();
+        let sentence_ends = sentence_ends(&levels);
+        let all: Vec<&String> = config
+            .separators
+            .iter()
+            .flatten()
+            .filter(|sep| *sep != SENTENCES)
+            .collect();
         // The first byte is enough: a separator whose first byte a text lacks cannot occur
         // in it.
         let mut first_bytes: Vec<u8> = all.iter().filter_map(|sep| sep.bytes().next()).collect();
@@ -118,12 +125,14 @@ impl Splitter {
             .copied()
             .filter(|&byte| byte == b'\r' || byte >= 0x80)
             .collect();
-        let any_separator = if all.is_empty() {
+        let overlap_separators: Vec<&String> = all.iter().copied().chain(&sentence_ends).collect();
+        let any_separator = if overlap_separators.is_empty() {
             None
         } else {
-            Some(build_automaton(all.iter().copied())?)
+            Some(build_automaton(overlap_separators.iter().copied())?)
         };
-        let longest_separator = all.iter().map(|sep| sep.len()).max().unwrap_or(0);
+        let longest_separator = overlap_separators.iter().map(|sep| sep.len()).max();
+        let longest_separator = longest_separator.unwrap_or(0);
         let all_patterns: Vec<u64> = levels.iter().map(|level| level.mask(|_| false)).collect();
         let mut separator_bytes: Vec<u8> = all.iter().flat_map(|sep| sep.bytes()).collect();
         separator_bytes.sort_unstable();
@@ -369,6 +378,19 @@ impl Pattern<'_> {
     }
 }
 
+/// The literals an overlap may also start after when a level cuts at sentence boundaries
+/// (none otherwise): that level is no literal, and the overlap search looks for literals.
+fn sentence_ends(levels: &[Searcher]) -> Vec<String> {
+    if levels
+        .iter()
+        .any(|level| matches!(level, Searcher::Sentences))
+    {
+        SENTENCE_ENDS.iter().map(|&end| (*end).to_owned()).collect()
+    } else {
+        Vec::new()
+    }
+}
+
 /// Whether every char of `pattern` is whitespace.
 fn is_blank(pattern: &str) -> bool {
     pattern.chars().all(is_whitespace)
@@ -428,6 +450,35 @@ mod tests {
         );
         assert!(!cannot_overlap(&level(&["\n\n"])));
         assert!(is_blank("\n\n") && is_blank("\u{3000}\t") && !is_blank(". "));
+    }
+
+    #[test]
+    fn segment_units_cut_and_are_not_seekable() {
+        use crate::engine::config::default_separators_for;
+        use crate::sizing::SegmentUnit;
+
+        let cut = |unit: SegmentUnit, size: usize, text: &str| -> Vec<String> {
+            let mut config = SplitterConfig::new(size);
+            config.separators = default_separators_for(unit.name());
+            let splitter = Splitter::with_sizer(config, Box::new(unit)).unwrap();
+            assert!(!splitter.seekable());
+            let spans = splitter.split(text).unwrap();
+            spans
+                .into_iter()
+                .map(|(start, end)| text[start..end].to_owned())
+                .collect()
+        };
+        assert_eq!(
+            cut(SegmentUnit::Sentence, 1, "One\ntwo. Three!\n\nFour"),
+            ["One\ntwo.", "Three!", "Four"]
+        );
+        assert_eq!(cut(SegmentUnit::Word, 2, "a b c d e"), ["a b", "c d", "e"]);
+        assert_eq!(cut(SegmentUnit::Passage, 1, "a\nb\n\nc"), ["a\nb", "c"]);
+        assert_eq!(cut(SegmentUnit::Page, 1, "a\x0cb"), ["a", "b"]);
+        // The sentence level in a char splitter: not seekable either.
+        let mut config = SplitterConfig::new(10);
+        config.separators = vec![vec![SENTENCES.to_owned()]];
+        assert!(!Splitter::new(config, Unit::Char).unwrap().seekable());
     }
 
     #[test]

@@ -98,6 +98,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(documents::build_chunks, module)?)?;
     module.add_function(wrap_pyfunction!(documents::chunk_documents, module)?)?;
     module.add_function(wrap_pyfunction!(splitter::py_default_separators, module)?)?;
+    module.add_function(wrap_pyfunction!(splitter::sentence_separator, module)?)?;
     module.add_function(wrap_pyfunction!(splitter::forget_token_counts, module)?)?;
     module.add_function(wrap_pyfunction!(spans::level_spans, module)?)?;
     module.add_function(wrap_pyfunction!(spans::char_spans_to_bytes, module)?)?;

@@ -9,14 +9,15 @@ use pyo3::pybacked::PyBackedStr;
 use super::convert::{as_i64, non_negative, rows_to_numpy};
 use super::sizer::CallableSizer;
 use crate::engine::{
-    default_separators, KeepSeparator, Merge, Splitter, SplitterConfig, Structure,
+    default_separators_for, KeepSeparator, Merge, Splitter, SplitterConfig, Structure,
 };
 use crate::error::ChunkError;
 use crate::sizing::token::TokenSizer;
-use crate::sizing::{Sizer, Unit};
+use crate::sizing::{SegmentUnit, Sizer, Unit};
 
-/// The sizer of `unit`: "char" and "byte" are built in; "token" needs exactly one of a
-/// tiktoken encoding name, a tokenizer.json text, or a callable.
+/// The sizer of `unit` when it is not "char" or "byte" (`None` for those): "token" needs
+/// exactly one of a tiktoken encoding name, a tokenizer.json text, or a callable; "word",
+/// "sentence", "passage" and "page" none.
 pub(super) fn token_sizer(
     unit: &str,
     encoding: Option<&str>,
@@ -31,7 +32,7 @@ pub(super) fn token_sizer(
             "unit",
             "unit=\"token\" needs exactly one of encoding, tokenizer or length_function",
         )),
-        (_, None, None, None) => Ok(None),
+        (unit, None, None, None) => Ok(SegmentUnit::named(unit).map(|unit| Box::new(unit) as Box<dyn Sizer>)),
         (other, ..) => Err(ChunkError::setting(
             "unit",
             format!("encoding, tokenizer and length_function apply to unit=\"token\" only, not {other:?}: pass unit=\"token\" or drop them"),
@@ -67,7 +68,7 @@ impl PySplitter {
             chunk_size: non_negative("chunk_size", chunk_size)?,
             overlap: non_negative("overlap", overlap)?,
             min_chunk_size: non_negative("min_chunk_size", min_chunk_size)?,
-            separators: separators.unwrap_or_else(default_separators),
+            separators: separators.unwrap_or_else(|| default_separators_for(unit)),
             keep_separator: KeepSeparator::parse(keep_separator)?,
             trim,
             structure: Structure::parse(structure)?,
@@ -191,8 +192,15 @@ pub(super) fn forget_token_counts() {
     crate::sizing::token::forget_counts();
 }
 
-/// The default separator levels, coarsest first.
+/// The default separator levels of `unit`, coarsest first.
 #[pyfunction(name = "default_separators")]
-pub(super) fn py_default_separators() -> Vec<Vec<String>> {
-    default_separators()
+#[pyo3(signature = (unit = "char"))]
+pub(super) fn py_default_separators(unit: &str) -> Vec<Vec<String>> {
+    default_separators_for(unit)
+}
+
+/// The separator that stands for a level of sentence boundaries (`spanchunk.SENTENCES`).
+#[pyfunction]
+pub(super) fn sentence_separator() -> &'static str {
+    crate::text::sentences::SENTENCES
 }

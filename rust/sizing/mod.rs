@@ -6,6 +6,8 @@
 //! [`CharIndex`] instead of counted.
 //!
 //! - `char_index.rs`: the char index (constant-time char counts of any range);
+//! - `segments.rs`: words, sentences, passages and pages (the units of Haystack's
+//!   `split_by`), counted by `text/sentences.rs`;
 //! - `token/`: tiktoken encodings and `HuggingFace` tokenizers, with the memos and the
 //!   hand-written pre-tokenising that make counting while chunking cheap.
 
@@ -15,10 +17,12 @@ use crate::error::ChunkError;
 use crate::text::chars::{count_chars, is_char_start};
 
 pub mod char_index;
+pub mod segments;
 pub mod token;
 
 pub use crate::error::SizeError;
 pub use char_index::CharIndex;
+pub use segments::SegmentUnit;
 
 /// Measures text in one unit.
 pub trait Sizer: Debug + Send + Sync {
@@ -103,7 +107,9 @@ impl Unit {
             "byte" => Ok(Self::Byte),
             other => Err(ChunkError::setting(
                 "unit",
-                format!("unknown unit {other:?}: use \"char\" or \"byte\""),
+                format!(
+                    "unknown unit {other:?}: use \"char\", \"byte\", \"token\", \"word\", \"sentence\", \"passage\" or \"page\""
+                ),
             )),
         }
     }

@@ -51,7 +51,7 @@ pub fn is_whitespace(character: char) -> bool {
 /// U+001C..=U+001F, and space.
 #[inline]
 #[must_use]
-pub fn is_ascii_space(byte: u8) -> bool {
+pub const fn is_ascii_space(byte: u8) -> bool {
     matches!(byte, b'\t'..=b'\r' | 0x1c..=b' ')
 }
 
@@ -108,7 +108,7 @@ pub fn blank_chars() -> String {
 /// U+3000; and the invisible chars of [`is_invisible`]), so their UTF-8 bytes are matched
 /// as they are, with no decoding.
 #[inline]
-fn space_after(bytes: &[u8], at: usize) -> usize {
+pub(crate) fn space_after(bytes: &[u8], at: usize) -> usize {
     match bytes[at..] {
         [byte, ..] if byte.is_ascii() => usize::from(is_ascii_space(byte)),
         [0xc2, 0x85 | 0xa0 | 0xad, ..] | [0xd8, 0x9c, ..] => 2,
@@ -118,6 +118,21 @@ fn space_after(bytes: &[u8], at: usize) -> usize {
         | [0xe2, 0x81, 0x9f..=0xa4 | 0xa6..=0xaf, ..]
         | [0xe3, 0x80, 0x80, ..]
         | [0xef, 0xbb, 0xbf, ..] => 3,
+        _ => 0,
+    }
+}
+
+/// The width in bytes of the char that starts at `bytes[at]` (a char boundary) when it is
+/// whitespace ([`is_whitespace`], not the invisible chars), else 0.
+#[inline]
+pub(crate) fn whitespace_after(bytes: &[u8], at: usize) -> usize {
+    match bytes[at..] {
+        [byte, ..] if byte.is_ascii() => usize::from(is_ascii_space(byte)),
+        [0xc2, 0x85 | 0xa0, ..] => 2,
+        [0xe1, 0x9a, 0x80, ..]
+        | [0xe2, 0x80, 0x80..=0x8a | 0xa8 | 0xa9 | 0xaf, ..]
+        | [0xe2, 0x81, 0x9f, ..]
+        | [0xe3, 0x80, 0x80, ..] => 3,
         _ => 0,
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! - `chars.rs`: char counts, whitespace as Python sees it, trimming, absent bytes, prefetch;
 //! - `search.rs`: one separator level's matches, leftmost-longest;
+//! - `sentences.rs`: words, sentences (UAX #29), passages and pages, counted and cut at;
 //! - `lines.rs`: the text's line feeds as a bit mask (SIMD), for seeking;
 //! - `span.rs`: a chunk's byte and char span, and byte <-> char offset conversion.
 
 pub mod chars;
 pub mod lines;
 pub(crate) mod search;
+pub mod sentences;
 pub mod span;

@@ -6,10 +6,13 @@
 //! leftmost-longest order, beat one `aho-corasick` automaton per level (878 against 503 MB/s
 //! on gutenberg) for levels of up to eight patterns; the automaton stays for bigger sets.
 //! Patterns holding a byte the text lacks are masked out per text, a bit mask per level.
+//! A level of sentence boundaries ([`SENTENCES`]) is no pattern at all: its matches are the
+//! whitespace between UAX #29 sentences (`sentences.rs`).
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use memchr::memmem::{FindIter, Finder};
 
+use super::sentences::{for_each_sentence_boundary, SENTENCES};
 use crate::error::ChunkError;
 
 /// Largest level searched with one `memmem` pass per pattern.
@@ -23,6 +26,8 @@ pub(crate) enum Searcher {
     Finders(Vec<Finder<'static>>),
     /// Many patterns: one automaton.
     Automaton(AhoCorasick),
+    /// Sentence boundaries: the whitespace between two sentences (possibly empty).
+    Sentences,
 }
 
 impl Searcher {
@@ -30,6 +35,16 @@ impl Searcher {
         patterns: impl IntoIterator<Item = &'a String>,
     ) -> Result<Self, ChunkError> {
         let mut patterns: Vec<&[u8]> = patterns.into_iter().map(String::as_bytes).collect();
+        if patterns.contains(&SENTENCES.as_bytes()) {
+            if patterns.len() > 1 {
+                return Err(ChunkError::setting(
+                    "separators",
+                    "the sentence level (SENTENCES) stands alone: give it a level of its own, \
+                     e.g. separators=[\"\\n\\n\", SENTENCES, \" \"]",
+                ));
+            }
+            return Ok(Self::Sentences);
+        }
         patterns.sort_unstable();
         patterns.dedup();
         if patterns.len() <= MAX_FINDERS {
@@ -57,7 +72,7 @@ impl Searcher {
     /// the automaton, which is not pruned).
     pub(crate) fn mask(&self, absent: impl Fn(u8) -> bool) -> u64 {
         match self {
-            Self::Automaton(_) => u64::MAX,
+            Self::Automaton(_) | Self::Sentences => u64::MAX,
             Self::Finders(finders) => finders
                 .iter()
                 .enumerate()
@@ -70,7 +85,7 @@ impl Searcher {
     pub(crate) fn patterns(&self) -> impl Iterator<Item = &[u8]> {
         let finders: &[Finder<'static>] = match self {
             Self::Finders(finders) => finders,
-            Self::Automaton(_) => &[],
+            Self::Automaton(_) | Self::Sentences => &[],
         };
         finders.iter().map(Finder::needle)
     }
@@ -90,6 +105,13 @@ impl Searcher {
     ) -> Result<bool, E> {
         let mut any = false;
         match self {
+            Self::Sentences => {
+                // Haystacks are pieces of a `str` cut at char boundaries.
+                let Ok(text) = std::str::from_utf8(haystack) else {
+                    return Ok(false);
+                };
+                any = for_each_sentence_boundary(text, found)?;
+            }
             Self::Automaton(automaton) => {
                 for matched in automaton.find_iter(haystack) {
                     any = true;
@@ -247,6 +269,24 @@ mod tests {
             assert!(!expected.is_empty());
             assert_eq!(found, expected, "{needle:?}");
         }
+    }
+
+    #[test]
+    fn sentence_level_finds_the_gaps_between_sentences() {
+        let level = vec![SENTENCES.to_owned()];
+        let searcher = Searcher::new(&level).unwrap();
+        assert!(matches!(searcher, Searcher::Sentences));
+        assert_eq!(searcher.mask(|_| true), u64::MAX);
+        let mut found = Vec::new();
+        searcher
+            .for_each("Hi there. Bye!".as_bytes(), u64::MAX, |start, end| {
+                found.push((start, end));
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        assert_eq!(found, [(9, 10)]);
+        let mixed = vec![SENTENCES.to_owned(), ". ".to_owned()];
+        assert!(Searcher::new(&mixed).is_err());
     }
 
     #[test]

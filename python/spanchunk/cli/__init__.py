@@ -46,6 +46,8 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 DEFAULT_ENCODING = "o200k_base"
+UNITS = ("char", "byte", "token", "word", "sentence", "passage", "page")
+"""The size units of --unit and --child-unit (those of the API)."""
 
 
 def package_version() -> str:
@@ -185,17 +187,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sizes.add_argument(
         "--unit",
-        choices=("char", "byte", "token"),
+        choices=UNITS,
         default="char",
-        help="size unit: code points (as Python's len), UTF-8 bytes, or tokens of --encoding "
-        "or --tokenizer (default: char)",
+        help="size unit: code points (as Python's len), UTF-8 bytes, tokens of --encoding "
+        "or --tokenizer, or words, sentences, passages (blank-line blocks) or pages (form "
+        "feeds) as Haystack's split_by counts them (default: char)",
     )
     sizes.add_argument(
         "--child-unit",
-        choices=("char", "byte", "token"),
+        choices=UNITS,
         default=None,
         help="the children's unit, when it differs from --unit (e.g. token children of "
-        "char parents, to fit an embedding model)",
+        "char parents, to fit an embedding model, or word children of sentence parents)",
     )
     sizes.add_argument(
         "--encoding",

@@ -10,7 +10,7 @@ from spanchunk import HierarchicalChunker, MarkdownChunker, ParentChildChunker, 
 
 __all__ = ["PageNumbers", "hierarchical_chunker", "missing_extra", "recursive_chunker"]
 
-Unit = Literal["char", "byte", "token"]
+Unit = Literal["char", "byte", "token", "word", "sentence", "passage", "page"]
 
 
 def missing_extra(framework: str, extra: str, error: ImportError) -> ImportError:

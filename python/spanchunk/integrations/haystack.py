@@ -121,7 +121,9 @@ class SpanchunkDocumentSplitter:
     Args:
         block_sizes: The size of every level (a set or a list; cut largest first).
         split_overlap: Overlap between consecutive leaves, at most, at a separator boundary.
-        unit: ``"char"``, ``"byte"`` or ``"token"`` (with ``encoding``).
+        unit: ``"char"``, ``"byte"``, ``"token"`` (with ``encoding``), or Haystack's own
+            ``"word"``, ``"sentence"``, ``"passage"`` or ``"page"`` (spanchunk's rules: see
+            the README).
         encoding: A tiktoken encoding for token units.
         markdown: Cut the top level at Markdown sections; every chunk gets ``headings``.
         include_root: Return the original document as the root (``__level`` 0), as
