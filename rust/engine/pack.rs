@@ -63,7 +63,7 @@ pub(crate) fn grow(
     let limit = splitter.config().chunk_size;
     let size_to = |row: usize| measure(splitter, text, chunk_start, atoms[row].end);
     let (mut fitted, mut fitted_size) = (first, first_size);
-    loop {
+    for round in 0.. {
         let mut estimate = fitted_size;
         let mut proposed = fitted;
         while let Some(next) = atoms.get(proposed + 1) {
@@ -75,6 +75,12 @@ pub(crate) fn grow(
             }
             estimate = grown;
             proposed += 1;
+        }
+        if round >= SUM_ROUNDS && proposed > fitted {
+            // The sums keep falling short (words of text with no spaces: each sentence
+            // counts one, the joined text one too): double the run instead, so a chunk
+            // takes a few counts, not one per sum's worth of atoms.
+            proposed = proposed.max((2 * fitted + 1 - first).min(atoms.len() - 1));
         }
         if proposed == fitted {
             // The sums say the next atom does not fit: they over-estimate (BPE merges across
@@ -102,6 +108,7 @@ pub(crate) fn grow(
         // The sum under-estimated.
         return bisect(&size_to, limit, (fitted, fitted_size), proposed);
     }
+    unreachable!("the rounds never end but by returning")
 }
 
 /// The largest row in `[fitted, too_big)` whose size fits `limit`, with its size: `fitted`
@@ -186,6 +193,9 @@ pub(crate) fn overlap_start(
     }
     Ok(None)
 }
+
+/// Rounds of growing a run by summed counts before it grows by doubling instead.
+const SUM_ROUNDS: usize = 2;
 
 /// Bytes of text a run's window starts with per unit of the chunk size (English takes about
 /// 4.5 bytes per token, runs of one letter 8); the window doubles while it holds no more
