@@ -192,6 +192,17 @@ def report(results: dict[str, Any], meta: dict[str, Any]) -> str:
                 f"| {row['mb_per_s']['spanchunk']} | **{row['ratio']}x** "
                 f"| {exact['spanchunk']:.0%} / {exact['haystack']:.1%} | {ours} / {theirs} |"
             )
+        # The whole corpus: every folder once, the seconds of one pass summed.
+        total = sum(row["mb"] for row in folders.values())
+        seconds = {
+            name: sum(row["mb"] / row["mb_per_s"][name] for row in folders.values())
+            for name in ("haystack", "spanchunk")
+        }
+        lines.append(
+            f"| {unit} {sizes} | whole corpus | {round(total, 3)} "
+            f"| {total / seconds['haystack']:.2f} | {total / seconds['spanchunk']:.2f} "
+            f"| **{seconds['haystack'] / seconds['spanchunk']:.1f}x** | | |"
+        )
     lines += [
         "",
         "Levels: spanchunk numbers from the leaves (0) up; Haystack from the root (0, the "

@@ -150,14 +150,21 @@ def _invisible_chars() -> frozenset[str]:
     return frozenset(char for char in _core.BLANK_CHARS if not char.isspace())
 
 
+def _blank(piece: str) -> bool:
+    """Only whitespace and invisible chars (``_core.BLANK_CHARS``): no content."""
+    from spanchunk import _core  # noqa: PLC0415
+
+    return not piece.strip(_core.BLANK_CHARS)
+
+
 def count_passages(text: str) -> int:
     """Passages: non-blank pieces between "\\n\\n" or "\\r\\n\\r\\n"."""
-    return sum(1 for piece in _BLANK_LINE.split(text) if piece.strip())
+    return sum(1 for piece in _BLANK_LINE.split(text) if not _blank(piece))
 
 
 def count_pages(text: str) -> int:
     """Pages: non-blank pieces between form feeds."""
-    return sum(1 for piece in text.split("\f") if piece.strip())
+    return sum(1 for piece in text.split("\f") if not _blank(piece))
 
 
 @functools.cache

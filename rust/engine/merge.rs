@@ -166,6 +166,7 @@ impl<'t> Merger<'t> {
                     // (a prefix of a text may take more tokens than the text, rarely).
                     if chosen == last
                         || additive
+                        || sizer.prefixes_fit()
                         || pack::measure(splitter, text, chunk_start, atoms[chosen].end)?
                             <= chunk_size
                     {

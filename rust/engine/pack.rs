@@ -27,6 +27,7 @@ use super::config::KeepSeparator;
 use super::plan::Splitter;
 use crate::error::ChunkError;
 use crate::sizing::SizeError;
+use crate::text::chars::is_whitespace;
 
 /// The size of `text[start..end]`, or a cheap upper bound of it when that bound fits `limit`.
 pub(crate) fn measure(
@@ -37,12 +38,21 @@ pub(crate) fn measure(
 ) -> Result<usize, SizeError> {
     let sizer = splitter.sizer();
     let region = &text[start..end];
+    if sizer.adds_at_whitespace() {
+        // Exact always: `grow` adds to it (see there).
+        return sizer.size(region);
+    }
     let bound = sizer.upper_bound(region);
     if bound <= splitter.config().chunk_size {
         Ok(bound)
     } else {
         sizer.size(region)
     }
+}
+
+/// Whether `text[start..end]` holds a whitespace char (not only invisible ones).
+fn holds_whitespace(text: &str, start: usize, end: usize) -> bool {
+    text[start..end].chars().any(is_whitespace)
 }
 
 /// The last atom of the chunk that starts at `chunk_start` and holds `atoms[first]` (whose
@@ -83,6 +93,16 @@ pub(crate) fn grow(
             proposed = proposed.max((2 * fitted + 1 - first).min(atoms.len() - 1));
         }
         if proposed == fitted {
+            if let Some(next) = atoms.get(fitted + 1) {
+                // Sizes that add where the text is joined at whitespace (words): the run and
+                // the next atom, both counted exactly, prove it without a count.
+                if splitter.sizer().adds_at_whitespace()
+                    && holds_whitespace(text, atoms[fitted].end, next.start)
+                    && fitted_size.saturating_add(next.size) > limit
+                {
+                    return Ok((fitted, fitted_size));
+                }
+            }
             // The sums say the next atom does not fit: they over-estimate (BPE merges across
             // the joins), so check, and gallop when it does fit after all.
             let mut step = 1;

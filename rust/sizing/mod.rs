@@ -70,6 +70,16 @@ pub trait Sizer: Debug + Send + Sync {
         let _ = text;
         usize::MAX
     }
+    /// True when a prefix of a text never measures more than the text (chars, bytes, words,
+    /// passages, pages): a chunk that ends earlier than one that fits fits too, unmeasured.
+    fn prefixes_fit(&self) -> bool {
+        false
+    }
+    /// True when two texts joined at whitespace measure the sum of their sizes (words: a
+    /// word never runs across whitespace), so the engine need not count a join it can add.
+    fn adds_at_whitespace(&self) -> bool {
+        false
+    }
     /// Byte offsets in `text` where the sizer's own tokens of `text` end, in order, when it
     /// has tokens: a run that only graphemes can cut is cut where a token ends, so a chunk
     /// takes its whole budget and no token is split between two chunks. The default, `None`
@@ -132,6 +142,10 @@ impl Sizer for Unit {
     }
 
     fn ascii_is_one_unit(&self) -> bool {
+        true
+    }
+
+    fn prefixes_fit(&self) -> bool {
         true
     }
 

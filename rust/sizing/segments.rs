@@ -77,6 +77,16 @@ impl Sizer for SegmentUnit {
         }
     }
 
+    fn prefixes_fit(&self) -> bool {
+        // A prefix holds no more runs of non-whitespace, or non-blank pieces between
+        // separators, than the text; UAX #29 sentences make no such promise.
+        !matches!(self, Self::Sentence)
+    }
+
+    fn adds_at_whitespace(&self) -> bool {
+        matches!(self, Self::Word)
+    }
+
     fn upper_bound(&self, text: &str) -> usize {
         match self {
             Self::Sentence => usize::MAX,
