@@ -117,6 +117,28 @@ def test_child_unit_cuts_children_in_their_own_unit(tree: Path, tmp_path: Path) 
     assert max(r["end_char"] - r["start_char"] for r in records if r["level"] == 1) > 300
 
 
+def test_merge_greedy_reaches_both_levels(tree: Path, tmp_path: Path) -> None:
+    from spanchunk import MarkdownChunker, RecursiveChunker  # noqa: PLC0415
+
+    out = tmp_path / "out.jsonl"
+    files = sorted_files(tree)
+    assert run(*files, "--parent-size", "200", "--child-size", "50", "--merge", "greedy",
+               "-o", str(out)) == 0  # fmt: skip
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    spans = {(r["source"], r["level"], r["start_char"], r["end_char"]) for r in records}
+    for path in files:
+        kind = MarkdownChunker if path.endswith(".md") else RecursiveChunker
+        chunker = ParentChildChunker(
+            parent_chunker=kind(200, merge="greedy"), child_chunker=kind(50, merge="greedy")
+        )
+        text = Path(path).read_bytes().decode("utf-8")
+        for chunk in chunker.chunk_tree(text):
+            assert (path, chunk.level, chunk.start_char, chunk.end_char) in spans
+    default = tmp_path / "default.jsonl"
+    assert run(*files, "--parent-size", "200", "--child-size", "50", "-o", str(default)) == 0
+    assert default.read_bytes() != out.read_bytes()
+
+
 def test_stdout_is_the_default(tree: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     assert run(str(tree / "a.txt"), "--workers", "1") == 0
     assert capsysbinary.readouterr().out == reference_jsonl([str(tree / "a.txt")])

@@ -213,6 +213,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="a HuggingFace tokenizer.json for token units, instead of --encoding",
     )
+    sizes.add_argument(
+        "--merge",
+        choices=("boundary", "greedy"),
+        default="boundary",
+        help="boundary: a chunk ends at the coarsest cut that fits (whole paragraphs, lines, "
+        "sentences...); greedy: a chunk takes pieces of any level while they fit, fewer and "
+        "fuller chunks (default: boundary)",
+    )
     chunk.add_argument(
         "--format",
         choices=("auto", "text", "markdown"),
@@ -271,11 +279,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _level_chunker(size: int, overlap: int, units: dict[str, object], markdown: bool) -> object:
+def _level_chunker(
+    size: int, overlap: int, units: dict[str, object], markdown: bool, merge: str = "boundary"
+) -> object:
     from spanchunk import MarkdownChunker, RecursiveChunker  # noqa: PLC0415
 
     kind = MarkdownChunker if markdown else RecursiveChunker
-    return kind(size, overlap=overlap, **units)  # type: ignore[arg-type]
+    extra = {} if merge == "boundary" else {"merge": merge}
+    return kind(size, overlap=overlap, **extra, **units)  # type: ignore[arg-type]
 
 
 def _units(unit: str, args: argparse.Namespace) -> dict[str, object]:
@@ -302,18 +313,22 @@ def make_chunkers(args: argparse.Namespace) -> Chunkers:
     parent_units = _units(args.unit, args)
     child_unit = args.child_unit or args.unit
     chunkers = []
+    greedy = args.merge == "greedy"
     for markdown in (False, True):
         child_chunker = None
-        if args.child_unit is not None and args.child_unit != args.unit:
+        parent_chunker: object = "markdown" if markdown else None
+        if greedy or (args.child_unit is not None and args.child_unit != args.unit):
             child_chunker = _level_chunker(
-                args.child_size, args.overlap, _units(child_unit, args), markdown
+                args.child_size, args.overlap, _units(child_unit, args), markdown, args.merge
             )
+        if greedy:
+            parent_chunker = _level_chunker(args.parent_size, 0, parent_units, markdown, "greedy")
         chunkers.append(
             ParentChildChunker(
                 parent_size=args.parent_size,
                 child_size=args.child_size,
                 child_overlap=args.overlap,
-                parent_chunker="markdown" if markdown else None,
+                parent_chunker=parent_chunker,  # type: ignore[arg-type]
                 child_chunker=child_chunker,  # type: ignore[arg-type]
                 **parent_units,  # type: ignore[arg-type]
             )
