@@ -26,6 +26,8 @@ from spanchunk import Chunk, Document, ParentChildChunker, SqliteRegistry
 from spanchunk.cli import main
 
 PYTHON_DIR = Path(spanchunk.__file__).resolve().parent.parent
+#: The README of the checkout these tests belong to (spanchunk itself may be installed).
+README = Path(__file__).resolve().parent.parent / "README.md"
 SIZES = ["--parent-size", "300", "--child-size", "60"]
 
 TEXTS = {
@@ -498,7 +500,7 @@ def test_a_run_killed_mid_write_leaves_old_or_new_documents(
 
 
 def test_the_readme_store_example_runs(tmp_path: Path) -> None:
-    readme = (PYTHON_DIR.parent / "README.md").read_text(encoding="utf-8")
+    readme = README.read_text(encoding="utf-8")
     start = readme.index("<!-- store example -->")
     block = readme[start:].split("```sh\n", 1)[1].split("```", 1)[0]
     docs = tmp_path / "docs"
