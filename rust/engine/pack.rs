@@ -246,6 +246,14 @@ pub(crate) fn pack_graphemes(
     let sizer = splitter.sizer();
     let limit = splitter.config().chunk_size;
     let mut boundaries: Vec<usize> = Vec::new();
+    // A run becomes an atom once trimmed, and trimming can add a token (" cog" is one, "cog"
+    // two): a run is measured as the atom it makes.
+    let atom_size = |run_start: usize, run_end: usize| -> Result<usize, SizeError> {
+        match splitter.content(text, run_start, run_end) {
+            Some((content_start, content_end)) => sizer.size(&text[content_start..content_end]),
+            None => Ok(0),
+        }
+    };
     let mut run_start = start;
     while run_start < end {
         let mut span = limit.saturating_mul(WINDOW_BYTES_PER_UNIT).max(64);
@@ -254,7 +262,7 @@ pub(crate) fn pack_graphemes(
             while !text.is_char_boundary(window_end) {
                 window_end += 1;
             }
-            let size = sizer.size(&text[run_start..window_end])?;
+            let size = atom_size(run_start, window_end)?;
             if size > limit || window_end == end {
                 break (window_end, size);
             }
@@ -274,7 +282,7 @@ pub(crate) fn pack_graphemes(
                 .map(|(offset, _)| run_start + offset),
         );
         let fitting = |run_end: usize| -> Result<Option<usize>, SizeError> {
-            let size = sizer.size(&text[run_start..run_end])?;
+            let size = atom_size(run_start, run_end)?;
             Ok((size <= limit).then_some(size))
         };
         let mut run: Option<(usize, usize)> = None;
@@ -493,6 +501,26 @@ mod tests {
             token_chunks(5, vec![vec![".".to_owned()]], "This is the final test."),
             ["This is the final test", "."]
         );
+    }
+
+    #[test]
+    fn a_run_is_measured_as_the_atom_it_makes() {
+        // Found by the fuzzer: a run " cogDDDDDD..." of 14 tokens is 15 once its leading space
+        // is trimmed (" cog" is one token, "cog" two).
+        let sizer = TokenSizer::tiktoken("cl100k_base").unwrap();
+        let text = "\u{fffd}".repeat(9)
+            + "\u{89}"
+            + &"\u{fffd}".repeat(33)
+            + " cogDDDDDD"
+            + &"\u{fffd}".repeat(25)
+            + " "
+            + &"\u{fffd}".repeat(5)
+            + ":";
+        let pieces = token_chunks(14, vec![vec!["\n".to_owned()]], &text);
+        assert!(pieces.len() > 1);
+        for piece in pieces {
+            assert!(sizer.size(piece).unwrap() <= 14, "{piece:?}");
+        }
     }
 
     #[test]
