@@ -29,7 +29,8 @@ use crate::error::ChunkError;
 use crate::sizing::SizeError;
 use crate::text::chars::is_whitespace;
 
-/// The size of `text[start..end]`, or a cheap upper bound of it when that bound fits `limit`.
+/// The size of `text[start..end]`, or a cheap upper bound of it when that bound fits the chunk
+/// size; above the chunk size, any size above it (see `Sizer::size_up_to`).
 pub(crate) fn measure(
     splitter: &Splitter,
     text: &str,
@@ -42,11 +43,12 @@ pub(crate) fn measure(
         // Exact always: `grow` adds to it (see there).
         return sizer.size(region);
     }
+    let limit = splitter.config().chunk_size;
     let bound = sizer.upper_bound(region);
-    if bound <= splitter.config().chunk_size {
+    if bound <= limit {
         Ok(bound)
     } else {
-        sizer.size(region)
+        sizer.size_up_to(region, limit)
     }
 }
 

@@ -28,7 +28,7 @@ use super::{pack, sections};
 use crate::error::ChunkError;
 use crate::markdown::{Outline, HEADING_LEVELS, STRUCTURE_LEVELS};
 use crate::sizing::token::TextMemo;
-use crate::sizing::{CharIndex, SizeError};
+use crate::sizing::{CharIndex, SizeError, TextWords};
 use crate::text::chars::{absent_bytes, count_chars, is_char_start, is_whitespace};
 use crate::text::span::Span;
 
@@ -92,6 +92,7 @@ impl Splitter {
         out: &mut Vec<Span>,
     ) -> Result<(), ChunkError> {
         let _memo = TextMemo::start();
+        let _words = self.sizer.counts_words().then(|| TextWords::start(text));
         self.prepare(text).cut(text, start, end, out)
     }
 
@@ -176,7 +177,7 @@ impl Splitter {
             // first).
             None => (
                 (self.sizer.lower_bound(content) <= self.config.chunk_size)
-                    .then(|| self.sizer.size(content))
+                    .then(|| self.sizer.size_up_to(content, self.config.chunk_size))
                     .transpose()?,
                 None,
             ),

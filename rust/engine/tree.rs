@@ -13,7 +13,7 @@ use crate::error::ChunkError;
 use crate::ids;
 use crate::markdown::Outline;
 use crate::sizing::token::TextMemo;
-use crate::sizing::CharIndex;
+use crate::sizing::{CharIndex, TextWords};
 use crate::table::rows::{records_rows, SpanRow};
 use crate::table::{SpanRecord, SpanTable};
 use crate::text::chars::absent_bytes;
@@ -31,6 +31,10 @@ pub fn level_spans(
     parents: &[(usize, usize)],
 ) -> Result<Vec<SpanRecord>, ChunkError> {
     let _memo = TextMemo::start();
+    let _words = splitter
+        .sizer()
+        .counts_words()
+        .then(|| TextWords::start(text));
     let mut cursor = CharCursor::new(text);
     let absent = absent_bytes(text, splitter.check_bytes(text.len()));
     let outline = splitter.is_markdown().then(|| Outline::parse(text));
@@ -91,6 +95,10 @@ fn cut_tree(
     check_levels(levels)?;
     // Token sizers keep each merged piece's count for the whole text, every level.
     let _memo = TextMemo::start();
+    let _words = levels
+        .iter()
+        .any(|level| level.sizer().counts_words())
+        .then(|| TextWords::start(text));
     let outline = levels
         .iter()
         .any(|level| level.is_markdown())

@@ -19,10 +19,12 @@ use crate::text::chars::{count_chars, is_char_start};
 pub mod char_index;
 pub mod segments;
 pub mod token;
+pub mod word_index;
 
 pub use crate::error::SizeError;
 pub use char_index::CharIndex;
 pub use segments::SegmentUnit;
+pub use word_index::TextWords;
 
 /// Measures text in one unit.
 pub trait Sizer: Debug + Send + Sync {
@@ -73,6 +75,22 @@ pub trait Sizer: Debug + Send + Sync {
     /// True when a prefix of a text never measures more than the text (chars, bytes, words,
     /// passages, pages): a chunk that ends earlier than one that fits fits too, unmeasured.
     fn prefixes_fit(&self) -> bool {
+        false
+    }
+    /// The size of `text` when it is at most `limit`; otherwise any size above `limit`. The
+    /// engine asks this wherever it only compares with the chunk size, so a sizer that can
+    /// stop counting early (sentences: a paragraph of a book is not segmented whole to learn
+    /// it holds more than ten) does.
+    ///
+    /// # Errors
+    /// The sizer failed.
+    fn size_up_to(&self, text: &str, limit: usize) -> Result<usize, SizeError> {
+        let _ = limit;
+        self.size(text)
+    }
+    /// True when it counts words (`unit="word"`): while a text is chunked, the engine keeps
+    /// an index of its word starts ([`TextWords`]) that makes every count constant time.
+    fn counts_words(&self) -> bool {
         false
     }
     /// True when two texts joined at whitespace measure the sum of their sizes (words: a

@@ -5,9 +5,10 @@
 //! on each side of the cut and one when joined, so the engine measures every chunk exactly.
 //! Whitespace counts 0 in every one of them; a chunk is never blank, so it is at least 1.
 
+use super::word_index::words;
 use super::{SizeError, Sizer};
 use crate::error::ChunkError;
-use crate::text::sentences::{count_pages, count_passages, count_sentences, count_words};
+use crate::text::sentences::{count_pages, count_passages, count_sentences, count_sentences_up_to};
 
 /// A unit that counts segments of text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,11 +58,18 @@ impl SegmentUnit {
 impl Sizer for SegmentUnit {
     fn size(&self, text: &str) -> Result<usize, SizeError> {
         Ok(match self {
-            Self::Word => count_words(text),
+            Self::Word => words(text),
             Self::Sentence => count_sentences(text),
             Self::Passage => count_passages(text),
             Self::Page => count_pages(text),
         })
+    }
+
+    fn size_up_to(&self, text: &str, limit: usize) -> Result<usize, SizeError> {
+        match self {
+            Self::Sentence => Ok(count_sentences_up_to(text, limit)),
+            _ => self.size(text),
+        }
     }
 
     fn is_additive(&self) -> bool {
@@ -84,6 +92,10 @@ impl Sizer for SegmentUnit {
     }
 
     fn adds_at_whitespace(&self) -> bool {
+        matches!(self, Self::Word)
+    }
+
+    fn counts_words(&self) -> bool {
         matches!(self, Self::Word)
     }
 
