@@ -14,7 +14,10 @@ use crate::table::{SpanRecord, SpanTable, SPAN_COLUMNS};
 
 // SAFETY: a `SpanRecord` is `#[repr(transparent)]` over `[i64; 7]`: 56 bytes, no padding, no
 // Python object, trivially copyable; the dtype below describes exactly that layout (seven
-// native-endian int64 fields at offsets 0, 8, ..., 48, itemsize 56).
+// native-endian int64 fields at offsets 0, 8, ..., 48, itemsize 56). It is `Send` and `Sync`
+// as the integers are. The arrays are only ever made from a `Vec<SpanRecord>` (8-byte aligned,
+// owned by the array's base object until numpy frees the last view), never read back from
+// Python as records: the packed dtype's alignment of 1 is never relied on.
 unsafe impl Element for SpanRecord {
     const IS_COPY: bool = true;
 
