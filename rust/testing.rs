@@ -81,3 +81,33 @@ pub fn random_texts<S: AsRef<str>>(
         })
         .collect()
 }
+
+/// Texts of every length 0..=130 bytes, each at several offsets from its allocation's start
+/// (so the SIMD loads see several pointer alignments), mixing 1- to 4-byte chars, line feeds
+/// and carriage returns so that multi-byte chars straddle the 16-, 32- and 64-byte block
+/// edges at every phase. Each is `(holder, offset)`: the text is `&holder[offset..]`. Under
+/// Miri, fewer offsets and phases.
+pub fn block_edge_texts() -> Vec<(String, usize)> {
+    const PATTERN: [&str; 9] = ["a", "é", "\n", "中", "😀", "\r", "\n", "b", "\u{301}"];
+    let (offsets, phases) = if cfg!(miri) { (2, 3) } else { (5, 9) };
+    let mut texts = Vec::new();
+    for length in 0..=130 {
+        for phase in 0..phases {
+            let mut content = String::new();
+            for part in PATTERN.iter().cycle().skip(phase) {
+                if content.len() + part.len() > length {
+                    break;
+                }
+                content.push_str(part);
+            }
+            // Pads with ASCII to the exact length (the cut above stopped at a char edge).
+            while content.len() < length {
+                content.push('x');
+            }
+            for offset in 0..offsets {
+                texts.push(("_".repeat(offset) + &content, offset));
+            }
+        }
+    }
+    texts
+}

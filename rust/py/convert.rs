@@ -2,7 +2,9 @@
 //! from Python ints.
 
 use numpy::ndarray::Array2;
-use numpy::{Element, IntoPyArray, PyArray1, PyArray2, PyArrayDescr};
+use numpy::{
+    Element, IntoPyArray, PyArray1, PyArray2, PyArrayDescr, PyArrayMethods, PyReadonlyArray2,
+};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -12,7 +14,10 @@ use crate::table::{SpanRecord, SpanTable, SPAN_COLUMNS};
 
 // SAFETY: a `SpanRecord` is `#[repr(transparent)]` over `[i64; 7]`: 56 bytes, no padding, no
 // Python object, trivially copyable; the dtype below describes exactly that layout (seven
-// native-endian int64 fields at offsets 0, 8, ..., 48, itemsize 56).
+// native-endian int64 fields at offsets 0, 8, ..., 48, itemsize 56). It is `Send` and `Sync`
+// as the integers are. The arrays are only ever made from a `Vec<SpanRecord>` (8-byte aligned,
+// owned by the array's base object until numpy frees the last view), never read back from
+// Python as records: the packed dtype's alignment of 1 is never relied on.
 unsafe impl Element for SpanRecord {
     const IS_COPY: bool = true;
 
@@ -51,6 +56,37 @@ pub(super) fn rows_to_numpy<const N: usize>(
     let array = Array2::from_shape_vec((count, N), flat)
         .map_err(|error| PyRuntimeError::new_err(format!("span shape: {error}")))?;
     Ok(array.into_pyarray(py))
+}
+
+/// The rows of an (n, `N`) int64 array, copied out (`name`: the argument, for the error).
+/// numpy lets an array's memory be misaligned for its dtype (a view of a buffer at an odd
+/// offset), and `as_array` hands out Rust references to its items, which must be aligned:
+/// such an array is first copied by numpy into aligned memory.
+pub(super) fn int_rows<const N: usize>(
+    name: &str,
+    array: &PyReadonlyArray2<'_, i64>,
+) -> PyResult<Vec<[i64; N]>> {
+    if array.data().addr() % std::mem::align_of::<i64>() != 0 {
+        let copy: PyReadonlyArray2<'_, i64> = array.as_untyped().call_method0("copy")?.extract()?;
+        if copy.data().addr() % std::mem::align_of::<i64>() == 0 {
+            return int_rows(name, &copy);
+        }
+        return Err(PyRuntimeError::new_err(format!(
+            "{name}: numpy copied a misaligned array into misaligned memory"
+        )));
+    }
+    let view = array.as_array();
+    if view.ncols() != N {
+        return Err(PyValueError::new_err(format!(
+            "{name} must have shape (n, {N}), got {:?}",
+            view.shape()
+        )));
+    }
+    Ok(view
+        .rows()
+        .into_iter()
+        .map(|row| std::array::from_fn(|column| row[column]))
+        .collect())
 }
 
 pub(super) fn non_negative(setting: &'static str, value: i64) -> PyResult<usize> {

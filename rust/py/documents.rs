@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
 use super::chunk::{frozen_metadata, plain_dict, DocumentRows, PyChunk, MAPPING_PROXY_TYPE};
-use super::convert::worker_count;
+use super::convert::{int_rows, worker_count};
 use super::outline::PyOutline;
 use super::splitter::{splitters, PySplitter};
 use crate::engine::{self, DocumentInput, Splitter};
@@ -21,19 +21,8 @@ use crate::table::SPAN_COLUMNS;
 /// The rows of a (n, 7) span table, each checked against the text: non-negative, not
 /// reversed, char spans inside the text.
 fn span_rows(spans: &PyReadonlyArray2<'_, i64>, text_chars: usize) -> PyResult<Vec<SpanRow>> {
-    let view = spans.as_array();
-    if view.ncols() != SPAN_COLUMNS.len() {
-        return Err(PyValueError::new_err(format!(
-            "spans must have shape (n, 7), got {:?}",
-            view.shape()
-        )));
-    }
-    Ok(checked_rows(
-        view.rows()
-            .into_iter()
-            .map(|row| std::array::from_fn(|column| row[column])),
-        text_chars,
-    )?)
+    let rows = int_rows::<{ SPAN_COLUMNS.len() }>("spans", spans)?;
+    Ok(checked_rows(rows.into_iter(), text_chars)?)
 }
 
 /// `Chunk` objects for every row of a document's (n, 7) span table, in row order (see

@@ -4,11 +4,10 @@
 use std::sync::Arc;
 
 use numpy::{PyArray2, PyReadonlyArray2};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use super::convert::{as_i64, rows_to_numpy};
+use super::convert::{as_i64, int_rows, rows_to_numpy};
 use super::splitter::PySplitter;
 use crate::engine;
 use crate::ids;
@@ -17,34 +16,15 @@ use crate::text::span;
 
 /// The (start, end) pairs of an (n, 2) array.
 fn pairs(name: &str, spans: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<(i64, i64)>> {
-    let view = spans.as_array();
-    if view.ncols() != 2 {
-        return Err(PyValueError::new_err(format!(
-            "{name} must have shape (n, 2), got {:?}",
-            view.shape()
-        )));
-    }
-    Ok(view
-        .rows()
+    Ok(int_rows::<2>(name, spans)?
         .into_iter()
-        .map(|row| (row[0], row[1]))
+        .map(|[start, end]| (start, end))
         .collect())
 }
 
 /// The rows of an (n, 7) array.
 fn table_rows(spans: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<[i64; 7]>> {
-    let view = spans.as_array();
-    if view.ncols() != SPAN_COLUMNS.len() {
-        return Err(PyValueError::new_err(format!(
-            "spans must have shape (n, 7), got {:?}",
-            view.shape()
-        )));
-    }
-    Ok(view
-        .rows()
-        .into_iter()
-        .map(|row| std::array::from_fn(|column| row[column]))
-        .collect())
+    int_rows::<{ SPAN_COLUMNS.len() }>("spans", spans)
 }
 
 /// One level cut inside parent byte spans: (n, 5) parent, start_byte, end_byte, start_char,

@@ -118,7 +118,11 @@ impl CharIndex {
     /// the same way).
     #[inline]
     fn ones(&self, word: u64) -> u32 {
-        #[cfg(target_arch = "x86_64")]
+        // Miri runs no inline assembly: under it, `count_ones` (the same instruction where
+        // `popcnt` is compiled in).
+        #[cfg(miri)]
+        let _ = self.popcnt;
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
         if self.popcnt {
             let ones: u64;
             // SAFETY: `popcnt` is set only where the CPU has the instruction (checked in
@@ -253,6 +257,54 @@ fn start_mask_portable(block: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_at_every_block_edge() {
+        // Every length across the 16-, 32- and 64-byte blocks, at several alignments, with
+        // multi-byte chars straddling them: every build of the blocks, and the counts.
+        let mut index = CharIndex::default();
+        for (holder, offset) in crate::testing::block_edge_texts() {
+            let text = &holder[offset..];
+            index.rebuild(text);
+            let mut baseline = Vec::new();
+            fill_blocks(&mut baseline, text.as_bytes());
+            if !index.is_ascii() {
+                assert_eq!(index.blocks, baseline, "{text:?}");
+            }
+            #[cfg(target_arch = "x86_64")]
+            {
+                // Where the extensions are compiled in (Miri with `-C target-feature=+avx2,
+                // +popcnt`), the detection must report them, so that their builds run.
+                if cfg!(target_feature = "popcnt") {
+                    assert!(std::arch::is_x86_feature_detected!("popcnt"));
+                }
+                if cfg!(target_feature = "avx2") {
+                    assert!(std::arch::is_x86_feature_detected!("avx2"));
+                }
+                if std::arch::is_x86_feature_detected!("popcnt") {
+                    let mut blocks = Vec::new();
+                    // SAFETY: the CPU has the instruction (checked just above).
+                    unsafe { fill_blocks_popcnt(&mut blocks, text.as_bytes()) };
+                    assert_eq!(blocks, baseline, "{text:?}");
+                }
+                if std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("popcnt")
+                {
+                    let mut blocks = Vec::new();
+                    // SAFETY: the CPU has both extensions (checked just above).
+                    unsafe { fill_blocks_avx2(&mut blocks, text.as_bytes()) };
+                    assert_eq!(blocks, baseline, "{text:?}");
+                }
+            }
+            let mut chars = 0;
+            for (at, _) in text.char_indices().chain([(text.len(), ' ')]) {
+                assert_eq!(index.chars_before(at), chars, "{text:?} at {at}");
+                chars += 1;
+            }
+            assert_eq!(index.count(0, text.len()), text.chars().count());
+            index.prefetch(0, text.len());
+        }
+    }
 
     #[test]
     fn index_counts_every_range() {

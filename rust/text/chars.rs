@@ -269,6 +269,18 @@ mod tests {
     }
 
     #[test]
+    fn counts_code_points_at_every_block_edge() {
+        for (holder, offset) in crate::testing::block_edge_texts() {
+            let text = &holder[offset..];
+            assert_eq!(count_chars(text.as_bytes()), text.chars().count(), "{text:?}");
+            prefetch(text.as_ptr());
+            // A hint never faults: one past the end, and an address nothing owns.
+            prefetch(text.as_ptr().wrapping_add(text.len()));
+            prefetch(std::ptr::null());
+        }
+    }
+
+    #[test]
     fn whitespace_matches_python() {
         for character in [
             '\u{1c}', '\u{1f}', ' ', '\t', '\u{85}', '\u{3000}', '\u{a0}',
@@ -292,6 +304,8 @@ mod tests {
     }
 
     #[test]
+    // Every code point, a million strings: too slow for Miri, and no `unsafe` code.
+    #[cfg_attr(miri, ignore)]
     fn blank_chars_are_matched_by_their_bytes() {
         // Every char, alone and between others, at both edges.
         for character in (0..=0x10_ffff).filter_map(char::from_u32) {
@@ -315,6 +329,8 @@ mod tests {
     }
 
     #[test]
+    // Every code point, a million strings: too slow for Miri, and no `unsafe` code.
+    #[cfg_attr(miri, ignore)]
     fn invisible_chars_are_blank_and_trimmed() {
         for character in [
             '\u{feff}', '\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{ad}', '\u{180e}',
