@@ -230,3 +230,29 @@ def test_documents_are_the_same_objects_the_constructor_builds() -> None:
         assert Document.from_dict(doc.to_dict()) == doc
     docs[1].meta["tags"].append("b")  # metadata with lists is copied per chunk
     assert docs[2].meta["tags"] == ["a"]
+
+
+def test_meta_keys_in_order_and_each_chunk_its_own() -> None:
+    docs = SpanchunkDocumentSplitter(block_sizes=[300, 60]).run(
+        [Document(content=REPEATED, meta={"name": "a.txt"})]
+    )["documents"]
+    top, leaf = docs[1], docs[-1]
+    for doc in (top, leaf):
+        assert list(doc.meta) == [
+            "name",
+            "__level",
+            "__block_size",
+            "__parent_id",
+            "__children_ids",
+            "source_id",
+            "page_number",
+            "split_id",
+            "split_idx_start",
+            "split_idx_end",
+            "start_byte",
+            "end_byte",
+        ]
+        built = Document(id=doc.id, content=doc.content, meta=doc.meta)
+        assert doc == built and list(doc.__dict__.items()) == list(built.__dict__.items())
+    top.meta["name"] = "changed"  # no chunk shares another's meta dict
+    assert {doc.meta["name"] for doc in docs[2:]} == {"a.txt"}
