@@ -6,6 +6,7 @@ Real haystack-ai; BM25 over an InMemoryDocumentStore, so no model is needed.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from itertools import pairwise
 
 import pytest
@@ -256,3 +257,15 @@ def test_meta_keys_in_order_and_each_chunk_its_own() -> None:
         assert doc == built and list(doc.__dict__.items()) == list(built.__dict__.items())
     top.meta["name"] = "changed"  # no chunk shares another's meta dict
     assert {doc.meta["name"] for doc in docs[2:]} == {"a.txt"}
+
+
+def test_the_root_is_the_document_haystack_replace_gives() -> None:
+    original = Document(content=REPEATED, meta={"name": "a.txt", "tags": ["x"]}, score=0.5)
+    root = SpanchunkDocumentSplitter(block_sizes=[300, 60]).run([original])["documents"][0]
+    expected = replace(original, meta=root.meta)
+    assert root == expected and list(root.__dict__.items()) == list(expected.__dict__.items())
+    assert root.to_dict() == expected.to_dict() and root.id == original.id
+    assert root.meta["tags"] is not original.meta["tags"] and original.meta == {
+        "name": "a.txt",
+        "tags": ["x"],
+    }

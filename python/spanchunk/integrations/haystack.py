@@ -125,6 +125,7 @@ def _same_layout() -> bool:
 
 
 _make_document = _filled if _same_layout() else _constructed
+_FIELDS = [field.name for field in fields(Document)]
 
 
 @component
@@ -287,12 +288,7 @@ class SpanchunkDocumentSplitter:
             _mark_overlaps(chunks, out)
         if not self.include_root:
             return out
-        root_meta = copy.deepcopy(meta)
-        root_meta.update(
-            {"__block_size": 0, "__parent_id": None, "__children_ids": top_ids, "__level": 0}
-        )
-        # The root is the caller's document with the tree fields, as Haystack builds it.
-        return [replace(document, meta=root_meta), *out]
+        return [_root(document, top_ids), *out]
 
     def to_dict(self) -> dict[str, Any]:
         """The component's settings, for pipeline serialisation."""
@@ -310,6 +306,24 @@ class SpanchunkDocumentSplitter:
     def from_dict(cls, data: dict[str, Any]) -> SpanchunkDocumentSplitter:
         """The component from ``to_dict``'s output."""
         return default_from_dict(cls, data)
+
+
+def _root(document: Document, top_ids: list[str]) -> Document:
+    """The caller's document with the root's tree fields, as Haystack builds it.
+
+    That is ``replace(document, meta=...)``, the document's own fields filled directly when
+    the layout allows (``replace`` runs the whole constructor again).
+    """
+    root_meta = copy.deepcopy(document.meta)
+    root_meta.update(
+        {"__block_size": 0, "__parent_id": None, "__children_ids": top_ids, "__level": 0}
+    )
+    values = document.__dict__
+    if _make_document is _filled and type(document) is Document and list(values) == _FIELDS:
+        root = _new(Document)
+        _set_dict(root, {**values, "meta": root_meta})
+        return root
+    return replace(document, meta=root_meta)
 
 
 def _mark_overlaps(chunks: list[Chunk], documents: list[Document]) -> None:
