@@ -38,7 +38,7 @@ Usage (from the repository root, with the frameworks installed: ``pip install ".
         [--skip-ray] [--out benches/results]
 
 ``--skip-ray`` keeps the Ray section of the previous ``integrations.json`` (Ray's figures are
-then from an earlier run, as the report says).
+then from an earlier run, as the report says), when it has this job's layout (both paths).
 
 Writes ``integrations.md`` and ``integrations.json`` under ``--out``.
 """
