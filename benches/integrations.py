@@ -26,9 +26,9 @@ Ray Data: the corpus repeated to ``--ray-mb`` MB (ids made unique) in 16 Arrow b
 same for both CPU counts, one batch per block), ``ParentChildChunker(2000, 400)``, consumed
 by counting rows, on ``ray.init(num_cpus=1)`` against ``ray.init(num_cpus=2)``, each in a
 fresh process; two paths: actors (``map_batches(ChunkBatches, concurrency=N)``, one per
-CPU) and tasks (``map_batches(chunk_batch, fn_kwargs=...)`` on Ray's pooled workers), with Ray Data's
-per-operator resource reservation off (on 2 CPUs it ran one batch at a time). Each is
-timed twice per process: the first execution includes starting the actors (and Ray's own
+CPU) and tasks (``map_batches(chunk_batch, fn_kwargs=...)`` on Ray's pooled workers), with
+Ray Data's per-operator resource reservation off (on 2 CPUs it ran one batch at a time).
+Each is timed twice per process: the first execution includes starting the actors (and Ray's own
 helper actors), the second (a new execution of the same plan, new actors too) is reported as
 well, and the bar is judged on the dataset execution time without Ray's own start. The CPU
 seconds of every Ray process (read from /proc) show where the second execution's time went.
