@@ -18,15 +18,20 @@ Both sides produce the framework's own objects, on every folder of the shared co
 
 Each system gets one warm-up pass per folder (checked: offsets slice back to the text where
 the system gives document offsets), then ``--repeat`` timed passes, the two sides taking
-turns; a pass slower than ``--budget`` seconds stops that system's repeats. Figures are
-medians in MB/s (UTF-8 MB of the folder per second of one pass).
+turns, each after a ``gc.collect()`` (so that no pass pays for a collection the other side's
+garbage made due); a pass slower than ``--budget`` seconds stops that system's repeats.
+Figures are medians in MB/s (UTF-8 MB of the folder per second of one pass).
 
-Ray Data: the corpus repeated to ``--ray-mb`` MB (ids made unique), ``map_batches(ChunkBatches,
-batch_format="pyarrow")`` with ``ParentChildChunker(2000, 400)``, consumed by counting rows,
-on ``ray.init(num_cpus=1)`` with one actor against ``ray.init(num_cpus=2)`` with two, each in
-a fresh process. Timed twice per process: the first execution includes starting the actors,
-the second (a new execution of the same plan, new actors too) is reported as well, and the
-bar is judged on the dataset execution time without Ray's own start.
+Ray Data: the corpus repeated to ``--ray-mb`` MB (ids made unique) in 16 Arrow blocks (the
+same for both CPU counts, one batch per block), ``ParentChildChunker(2000, 400)``, consumed
+by counting rows, on ``ray.init(num_cpus=1)`` against ``ray.init(num_cpus=2)``, each in a
+fresh process; two paths: actors (``map_batches(ChunkBatches, concurrency=N)``, one per
+CPU) and tasks (``map_batches(chunk_batch, fn_kwargs=...)`` on Ray's pooled workers), with
+Ray Data's per-operator resource reservation off (on 2 CPUs it ran one batch at a time).
+Each is timed twice per process: the first execution includes starting the actors (and Ray's own
+helper actors), the second (a new execution of the same plan, new actors too) is reported as
+well, and the bar is judged on the dataset execution time without Ray's own start. The CPU
+seconds of every Ray process (read from /proc) show where the second execution's time went.
 
 Usage (from the repository root, with the frameworks installed: ``pip install ".[test]"``)::
 
@@ -34,7 +39,7 @@ Usage (from the repository root, with the frameworks installed: ``pip install ".
         [--skip-ray] [--out benches/results]
 
 ``--skip-ray`` keeps the Ray section of the previous ``integrations.json`` (Ray's figures are
-then from an earlier run, as the report says).
+then from an earlier run, as the report says), when it has this job's layout (both paths).
 
 Writes ``integrations.md`` and ``integrations.json`` under ``--out``.
 """
@@ -44,6 +49,7 @@ Writes ``integrations.md`` and ``integrations.json`` under ``--out``.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -72,6 +78,9 @@ def read_folder(root: Path, folder: str) -> list[tuple[str, str]]:
 
 
 def timed(function: Callable[[], Any]) -> tuple[float, Any]:
+    # Each pass starts with the other side's garbage collected: a full collection that the
+    # previous pass made due (the frameworks' heap is large) is not charged to this one.
+    gc.collect()
     start = time.perf_counter()
     result = function()
     return time.perf_counter() - start, result
@@ -212,13 +221,13 @@ def haystack_cases(files: list[tuple[str, str]]) -> list[tuple[str, Any, Any, An
 
 
 RAY_SCRIPT = r"""
-import json, sys, time, warnings
+import json, os, sys, time, warnings
 warnings.simplefilter("ignore", DeprecationWarning)
 import pyarrow as pa
 import ray
-from spanchunk.integrations.ray import ChunkBatches
+from spanchunk.integrations.ray import ChunkBatches, chunk_batch
 
-cpus, target_mb, corpus = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+cpus, target_mb, corpus, blocks_per_cpu = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], 8
 from pathlib import Path
 paths = sorted(p for p in Path(corpus).glob("*/*") if p.suffix in {".md", ".txt"})
 texts = [p.read_text(encoding="utf-8") for p in paths]
@@ -227,25 +236,71 @@ copies = max(1, round(target_mb * 1e6 / size))
 ids = [f"{n}/{p}" for n in range(copies) for p in paths]
 table = pa.table({"id": ids, "text": texts * copies})
 megabytes = size * copies / 1e6
-blocks = [table.slice(start, 64) for start in range(0, table.num_rows, 64)]
+# The same blocks for 1 and 2 CPUs: 16 of them, a few MB each (one batch per block).
+count = 2 * blocks_per_cpu
+step = -(-table.num_rows // count)
+blocks = [table.slice(start, step) for start in range(0, table.num_rows, step)]
+settings = {"parent_size": 2000, "child_size": 400}
+
+
+def cpu_seconds():
+    # CPU seconds of this process and of every Ray process, from /proc (Linux).
+    found = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as file:
+                command = file.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{pid}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(pid) == os.getpid():
+            kind = "driver"
+        elif "ray::" in command:
+            batches = any(name in command for name in ("IDLE", "MapBatches", "ChunkBatches"))
+            kind = "workers" if batches else "ray (other actors)"
+        elif "raylet" in command or "gcs_server" in command or "ray/" in command:
+            kind = "ray (raylet, gcs, agents)"
+        else:
+            continue
+        found[pid] = (kind, (int(fields[11]) + int(fields[12])) / tick)
+    return found
+
+
 started = time.perf_counter()
 ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
 ray_start = time.perf_counter() - started
+# Ray Data reserves part of the CPUs for each operator's outputs; on 2 CPUs that let one batch
+# task run at a time (3.6-4.0 s against 2.1 s for the same execution): off, as for a small
+# local cluster that runs a single map.
+ray.data.DataContext.get_current().op_resource_reservation_enabled = False
 dataset = ray.data.from_arrow(blocks)
-rounds = []
-for _ in range(2):
-    started = time.perf_counter()
-    rows = dataset.map_batches(
-        ChunkBatches,
-        fn_constructor_kwargs={"parent_size": 2000, "child_size": 400},
-        batch_format="pyarrow",
-        batch_size=64,
-        concurrency=cpus,
-    ).count()
-    rounds.append(time.perf_counter() - started)
+paths_run = {
+    "actors": lambda: dataset.map_batches(
+        ChunkBatches, fn_constructor_kwargs=settings, batch_format="pyarrow",
+        batch_size=None, concurrency=cpus,
+    ),
+    "tasks": lambda: dataset.map_batches(
+        chunk_batch, fn_kwargs=settings, batch_format="pyarrow", batch_size=None,
+    ),
+}
+results = {}
+for name, plan in paths_run.items():
+    rounds, cpu = [], {}
+    for _ in range(2):
+        before = cpu_seconds()
+        started = time.perf_counter()
+        rows = plan().count()
+        rounds.append(time.perf_counter() - started)
+        cpu = {}
+        for pid, (kind, seconds) in cpu_seconds().items():
+            spent = seconds - before.get(pid, (kind, 0.0))[1]
+            cpu[kind] = round(cpu.get(kind, 0.0) + spent, 2)
+    results[name] = {"rounds": rounds, "rows": rows, "cpu": cpu}
 ray.shutdown()
-print(json.dumps({"cpus": cpus, "megabytes": megabytes, "rows": rows, "ray_start": ray_start,
-                  "rounds": rounds}))
+print(json.dumps({"cpus": cpus, "megabytes": megabytes, "blocks": len(blocks),
+                  "ray_start": ray_start, "paths": results}))
 """
 
 
@@ -289,7 +344,8 @@ def write_report(out: Path, rows: list[dict[str, Any]], ray: dict[str, Any] | No
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
         "",
         "Both sides build the framework's own objects (see `benches/integrations.py` for each "
-        "job). Medians of the timed passes, the two sides taking turns in one process; MB/s = "
+        "job). Medians of the timed passes, the two sides taking turns in one process, each pass "
+        "after a `gc.collect()`; MB/s = "
         "UTF-8 MB of the folder per second of one pass. Bar: >= 10x.",
         "",
         "| corpus | framework | theirs MB/s | spanchunk MB/s | ratio | objects (theirs / ours) "
@@ -306,27 +362,42 @@ def write_report(out: Path, rows: list[dict[str, Any]], ray: dict[str, Any] | No
         )
     if ray is not None:
         one, two = ray[1], ray[2]
+        first_path = next(iter(one["paths"].values()))
         lines += [
             "",
             "## Ray Data, 2 local CPUs against 1",
             "",
-            f"The corpus repeated to {one['megabytes']:.1f} MB ({one['rows']:,} chunk rows), "
-            '`map_batches(ChunkBatches, batch_format="pyarrow", concurrency=N)` with '
-            "`ParentChildChunker(2000, 400)`, consumed by `count()`. Seconds of one dataset "
-            "execution (actors started inside it); Ray's own start is shown apart.",
+            f"The corpus repeated to {one['megabytes']:.1f} MB ({first_path['rows']:,} chunk "
+            f"rows) in {one['blocks']} Arrow blocks, `ParentChildChunker(2000, 400)`, one "
+            "batch per block, consumed by `count()`: as actors, `map_batches(ChunkBatches, "
+            'batch_format="pyarrow", concurrency=N)`, and as tasks, `map_batches(chunk_batch, '
+            'fn_kwargs=..., batch_format="pyarrow")`. Seconds of one dataset execution (the '
+            "actors are started inside each); Ray's own start is shown apart. CPU seconds of "
+            "the 2nd execution per process kind (from /proc): the driver, the processes that "
+            "ran the batches, and Ray's own.",
             "",
-            "| CPUs | ray.init s | 1st execution s | 2nd execution s | MB/s (2nd) |",
-            "|---:|---:|---:|---:|---:|",
+            "| path | CPUs | ray.init s | 1st execution s | 2nd execution s | MB/s (2nd) | "
+            "CPU s: driver / batches / Ray's own |",
+            "|---|---:|---:|---:|---:|---:|---|",
         ]
-        for result in (one, two):
-            first, second = result["rounds"]
+        for name in one["paths"]:
+            for result in (one, two):
+                path = result["paths"][name]
+                first, second = path["rounds"]
+                cpu = path["cpu"]
+                own = sum(value for kind, value in cpu.items() if kind.startswith("ray"))
+                lines.append(
+                    f"| {name} | {result['cpus']} | {result['ray_start']:.1f} | {first:.1f} | "
+                    f"{second:.1f} | {result['megabytes'] / second:.1f} | "
+                    f"{cpu.get('driver', 0):.1f} / {cpu.get('workers', 0):.1f} / {own:.1f} |"
+                )
+        lines.append("")
+        for name in one["paths"]:
+            speedup = min(one["paths"][name]["rounds"]) / min(two["paths"][name]["rounds"])
+            verdict = "PASS" if speedup >= 1.6 else "FAIL"
             lines.append(
-                f"| {result['cpus']} | {result['ray_start']:.1f} | {first:.1f} | "
-                f"{second:.1f} | {result['megabytes'] / second:.1f} |"
+                f"Speed-up as {name}, best execution: {speedup:.2f}x (bar >= 1.6x): {verdict}."
             )
-        speedup = min(one["rounds"]) / min(two["rounds"])
-        verdict = "PASS" if speedup >= 1.6 else "FAIL"
-        lines += ["", f"Speed-up, best execution: {speedup:.2f}x (bar >= 1.6x): {verdict}."]
     lines.append("")
     (out / "integrations.md").write_text("\n".join(lines), encoding="utf-8")
     (out / "integrations.json").write_text(
@@ -372,6 +443,8 @@ def main() -> None:
     if args.skip_ray and previous.is_file():  # keep the last Ray figures, measured apart
         ray = json.loads(previous.read_text(encoding="utf-8")).get("ray")
         ray = None if ray is None else {int(cpus): result for cpus, result in ray.items()}
+        if ray is not None and any("paths" not in result for result in ray.values()):
+            ray = None  # figures of an older layout of the Ray job: not comparable
     else:
         ray = None if args.skip_ray else ray_scaling(corpus, args.ray_mb)
     if ray is not None:

@@ -6,6 +6,7 @@ Real haystack-ai; BM25 over an InMemoryDocumentStore, so no model is needed.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from itertools import pairwise
 
 import pytest
@@ -230,3 +231,41 @@ def test_documents_are_the_same_objects_the_constructor_builds() -> None:
         assert Document.from_dict(doc.to_dict()) == doc
     docs[1].meta["tags"].append("b")  # metadata with lists is copied per chunk
     assert docs[2].meta["tags"] == ["a"]
+
+
+def test_meta_keys_in_order_and_each_chunk_its_own() -> None:
+    docs = SpanchunkDocumentSplitter(block_sizes=[300, 60]).run(
+        [Document(content=REPEATED, meta={"name": "a.txt"})]
+    )["documents"]
+    top, leaf = docs[1], docs[-1]
+    for doc in (top, leaf):
+        assert list(doc.meta) == [
+            "name",
+            "__level",
+            "__block_size",
+            "__parent_id",
+            "__children_ids",
+            "source_id",
+            "page_number",
+            "split_id",
+            "split_idx_start",
+            "split_idx_end",
+            "start_byte",
+            "end_byte",
+        ]
+        built = Document(id=doc.id, content=doc.content, meta=doc.meta)
+        assert doc == built and list(doc.__dict__.items()) == list(built.__dict__.items())
+    top.meta["name"] = "changed"  # no chunk shares another's meta dict
+    assert {doc.meta["name"] for doc in docs[2:]} == {"a.txt"}
+
+
+def test_the_root_is_the_document_haystack_replace_gives() -> None:
+    original = Document(content=REPEATED, meta={"name": "a.txt", "tags": ["x"]}, score=0.5)
+    root = SpanchunkDocumentSplitter(block_sizes=[300, 60]).run([original])["documents"][0]
+    expected = replace(original, meta=root.meta)
+    assert root == expected and list(root.__dict__.items()) == list(expected.__dict__.items())
+    assert root.to_dict() == expected.to_dict() and root.id == original.id
+    assert root.meta["tags"] is not original.meta["tags"] and original.meta == {
+        "name": "a.txt",
+        "tags": ["x"],
+    }

@@ -245,3 +245,48 @@ def test_documents_are_the_same_objects_the_constructor_builds() -> None:
         (doc.metadata["level"] for doc in docs), reverse=True
     )
     assert_exact(REPEATED, docs)
+
+
+def test_metadata_keys_in_order_and_each_chunk_its_own() -> None:
+    docs = tree_documents(
+        [Document(REPEATED, id="t", metadata={"source": "a.txt", "level": "stale"})],
+        ParentChildChunker(300, 60),
+    )
+    parent, child = docs[0], docs[-1]
+    assert list(parent.metadata) == [
+        "source",
+        "level",
+        "start_index",
+        "end_index",
+        "start_byte",
+        "end_byte",
+        "index",
+        "chunk_id",
+        "document_id",
+        "parent_id",
+        "child_ids",
+    ]
+    assert parent.metadata["level"] == 1 and child.metadata["level"] == 0
+    assert "child_ids" not in child.metadata
+    for doc in (parent, child):
+        built = Document(page_content=doc.page_content, metadata=doc.metadata, id=doc.id)
+        assert doc == built and doc.model_fields_set == built.model_fields_set
+        assert list(doc.__dict__.items()) == list(built.__dict__.items())
+    parent.metadata["source"] = "changed"  # no chunk shares another's metadata dict
+    assert {doc.metadata["source"] for doc in docs[1:]} == {"a.txt"}
+
+
+def test_splitter_batch_equals_one_text_at_a_time() -> None:
+    documents = [
+        Document(REPEATED, id="one", metadata={"source": "a"}),
+        Document("   ", metadata={"source": "blank"}),
+        Document(REPEATED[:500], metadata={"source": "b"}),
+    ]
+    parents_splitter = SpanchunkTextSplitter(300, level=1)
+    child_splitter = SpanchunkTextSplitter(60)
+    parents = parents_splitter.split_documents(documents)
+    children = child_splitter.split_documents(parents)
+    one_by_one = [doc for parent in parents for doc in child_splitter.split_documents([parent])]
+    assert children == one_by_one
+    assert [doc.metadata for doc in children] == [doc.metadata for doc in one_by_one]
+    assert {doc.metadata["parent_id"] for doc in children} == {doc.id for doc in parents}

@@ -260,3 +260,24 @@ def test_related_node_infos_are_what_the_nodes_themselves_give() -> None:
                 continue
             for info in related if isinstance(related, list) else [related]:
                 assert info == by_id[info.node_id].as_related_node_info()
+
+
+def test_nodes_are_the_same_objects_the_constructor_builds() -> None:
+    document = Document(text=REPEATED, id_="built", metadata={"author": "ada", "tags": ["a"]})
+    nodes = SpanchunkNodeParser(chunk_sizes=[300, 60]).get_nodes_from_documents([document])
+    for node in nodes[:3] + nodes[-3:]:
+        fields = {name: getattr(node, name) for name in node.model_fields_set}
+        built = TextNode(**fields)
+        assert node == built
+        assert list(node.__dict__.items()) == list(built.__dict__.items())
+        assert node.model_fields_set == built.model_fields_set
+        assert node.model_dump() == built.model_dump()
+        assert TextNode.model_validate(node.model_dump()) == node
+        for related in node.relationships.values():
+            for info in related if isinstance(related, list) else [related]:
+                assert type(info).model_validate(info.model_dump()) == info
+                assert info.metadata is not node.metadata
+    first, second = nodes[0], nodes[1]
+    first.metadata["author"] = "changed"  # each node has its own metadata dict
+    assert second.metadata["author"] == "ada"
+    assert first.relationships[NodeRelationship.NEXT].metadata is not second.metadata

@@ -6,6 +6,7 @@ run stays short on a shared machine. The batch function itself is tested without
 
 from __future__ import annotations
 
+import doctest
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,9 +14,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import spanchunk.integrations.ray as module
 from conftest import corpus_root, read_document
 from spanchunk import Document, ParentChildChunker
-from spanchunk.integrations.ray import ChunkBatches, chunk_schema, spark_schema
+from spanchunk.integrations.ray import ChunkBatches, chunk_batch, chunk_schema, spark_schema
 
 # Ray Data's DataContext sets its deprecated fields from its own __init__ (a dataclass), which
 # warns on every first use; the warning is about Ray's internals, not about this code.
@@ -131,3 +133,28 @@ def test_ray_data_to_parquet_equals_a_local_run(ray_local: object, tmp_path: Pat
     local = ChunkBatches(**SETTINGS)(table)
     assert written.num_rows == local.num_rows
     assert sort_rows(written).equals(sort_rows(local))
+
+
+def test_chunk_batch_is_chunk_batches_built_once_per_settings() -> None:
+    table = pa.table({"id": ["a", "b"], "text": ["Some text. " * 300, "Other words. " * 200]})
+    assert chunk_batch(table, **SETTINGS).equals(ChunkBatches(**SETTINGS)(table))
+    small = chunk_batch(table, parent_size=500, child_size=100, levels="leaves")
+    assert small.equals(ChunkBatches(500, 100, levels="leaves")(table))
+    functions = module._PER_THREAD.functions
+    assert len(functions) == 2  # one per distinct settings, kept for the next batch
+    chunk_batch(table, **SETTINGS)
+    assert len(functions) == 2
+    failures, tried = doctest.testmod(module)
+    assert tried and not failures
+
+
+def test_ray_data_tasks_equal_a_local_run(ray_local: object) -> None:
+    ray = ray_local
+    table = corpus_table()
+    blocks = [table.slice(start, 60) for start in range(0, table.num_rows, 60)]
+    chunks = ray.data.from_arrow(blocks).map_batches(  # type: ignore[attr-defined]
+        chunk_batch, fn_kwargs=SETTINGS, batch_format="pyarrow", batch_size=None
+    )
+    got = pa.concat_tables(ray.get(chunks.to_arrow_refs()))  # type: ignore[attr-defined]
+    local = ChunkBatches(**SETTINGS)(table)
+    assert sort_rows(got.cast(chunk_schema())).equals(sort_rows(local))

@@ -478,6 +478,23 @@ class Chunker:
             )
         return chunks
 
+    def _chunk_each(self, documents: Sequence[Document]) -> list[list[Chunk]]:
+        """``chunk`` of each document apart, in one core call when every level is built in.
+
+        The integrations' path for a batch whose documents each get their own metadata (a
+        parent split again into children): the leaves of each document, in input order,
+        the chunks above them recorded as ``chunk`` records them.
+        """
+        levels = self._levels()
+        if not all_built_in(levels):
+            return [self._chunk(document, leaves_only=True) for document in documents]
+        texts, ids, metadatas = _columns(documents)
+        try:
+            results = _core.chunk_documents(levels, texts, ids, metadatas, self.fingerprint(), 1)
+        except UnicodeEncodeError as error:
+            raise _encoding_error(error) from None
+        return [self._collect([result], leaves_only=True) for result in results]
+
     def _collect(
         self, results: Sequence[tuple[list[Chunk], int]], *, leaves_only: bool
     ) -> list[Chunk]:

@@ -22,6 +22,10 @@ from spanchunk.integrations.ray import ChunkBatches
     )
     chunks.write_parquet("s3://bucket/chunks/")
 
+``chunk_batch`` is the same as a plain function, for ``map_batches(chunk_batch,
+fn_kwargs={...})``: Ray runs it as tasks on its pooled worker processes (no actor to start
+per execution) and each process builds the chunker of given settings once.
+
 Input columns (names configurable): ``text`` (required), ``id`` (the document id; a hash of
 the text when absent or null), ``source`` (a path or URL), and metadata: every other column
 (or those named by ``metadata_columns``), stored per chunk as one JSON object.
@@ -30,6 +34,7 @@ the text when absent or null), ``source`` (a path or URL), and metadata: every o
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
@@ -43,7 +48,7 @@ try:
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise missing_extra("pyarrow", "ray", error) from None
 
-__all__ = ["ChunkBatches", "chunk_schema", "spark_schema"]
+__all__ = ["ChunkBatches", "chunk_batch", "chunk_schema", "spark_schema"]
 
 Levels = Literal["all", "leaves", "parents"]
 
@@ -251,3 +256,41 @@ class ChunkBatches:
             "metadata": [metadata_json[row] for row in origin],
         }
         return pa.Table.from_pydict(columns, schema=chunk_schema())
+
+
+# One ChunkBatches per thread and settings: a ChunkBatches clears its chunker's registry
+# after each batch, so two threads must not share one.
+_PER_THREAD = threading.local()
+
+
+def chunk_batch(batch: pa.Table | pa.RecordBatch, **settings: Any) -> pa.Table:
+    """``ChunkBatches(**settings)(batch)``, the chunker built once per process and settings.
+
+    The form of ``ChunkBatches`` for Ray Data tasks: ``map_batches(chunk_batch,
+    fn_kwargs={"parent_size": 2000, "child_size": 400}, batch_format="pyarrow")``. Tasks run
+    on the worker processes Ray keeps started, so an execution starts no actors (on a small
+    job, starting them costs more than the chunking); each process (each thread) keeps one
+    ``ChunkBatches`` per distinct settings.
+
+    Args:
+        batch: A table (or record batch) with the text column.
+        **settings: ``ChunkBatches``'s arguments (JSON-safe values).
+
+    Returns:
+        The chunks table, as ``ChunkBatches`` gives it.
+
+    Example:
+        >>> table = pa.table({"id": ["a"], "text": ["Some text. " * 100]})
+        >>> chunk_batch(table, parent_size=500, child_size=100).equals(
+        ...     ChunkBatches(parent_size=500, child_size=100)(table)
+        ... )
+        True
+    """
+    functions: dict[str, ChunkBatches] | None = getattr(_PER_THREAD, "functions", None)
+    if functions is None:
+        functions = _PER_THREAD.functions = {}
+    key = json.dumps(settings, sort_keys=True, default=str)
+    function = functions.get(key)
+    if function is None:
+        function = functions[key] = ChunkBatches(**settings)
+    return function(batch)
