@@ -272,7 +272,11 @@ mod tests {
     fn counts_code_points_at_every_block_edge() {
         for (holder, offset) in crate::testing::block_edge_texts() {
             let text = &holder[offset..];
-            assert_eq!(count_chars(text.as_bytes()), text.chars().count(), "{text:?}");
+            assert_eq!(
+                count_chars(text.as_bytes()),
+                text.chars().count(),
+                "{text:?}"
+            );
             prefetch(text.as_ptr());
             // A hint never faults: one past the end, and an address nothing owns.
             prefetch(text.as_ptr().wrapping_add(text.len()));

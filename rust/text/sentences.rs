@@ -560,6 +560,26 @@ const fn bytes_equal(block: u64, byte: u8) -> u64 {
     !(((differ & !HIGH_BITS) + !HIGH_BITS) | differ) & HIGH_BITS
 }
 
+/// Per byte of `block`, its high bit set where a non-ASCII blank char may start (see
+/// [`for_each_word_start`]): the lead bytes 0xC2, 0xD8 and 0xE0..=0xE2; 0xE3 only before
+/// 0x80 0x80 (U+3000: the lead of all CJK punctuation, "、" and "。" among it, is no blank)
+/// and 0xEF only before 0xBB (U+FEFF; "，" is 0xEF 0xBC 0x8C), or where the bytes after it
+/// are in the next block.
+#[inline]
+const fn blank_leads(block: u64) -> u64 {
+    const LAST_TWO: u64 = 0x8080 << 48;
+    const LAST: u64 = 0x80 << 56;
+    let continuation = bytes_equal(block, 0x80);
+    let ideographic_space =
+        bytes_equal(block, 0xe3) & ((continuation >> 8 & continuation >> 16) | LAST_TWO);
+    let byte_order_mark = bytes_equal(block, 0xef) & ((bytes_equal(block, 0xbb) >> 8) | LAST);
+    (bytes_equal(block & 0xfcfc_fcfc_fcfc_fcfc, 0xe0) & !bytes_equal(block, 0xe3))
+        | bytes_equal(block, 0xc2)
+        | bytes_equal(block, 0xd8)
+        | ideographic_space
+        | byte_order_mark
+}
+
 /// Calls `found(at, starts)` for the word starts of `bytes` (see [`count_words`]), in order:
 /// `starts` has the high bit of byte `i` set when a word starts at `at + i` (`i < 8`).
 ///
@@ -568,16 +588,28 @@ const fn bytes_equal(block: u64, byte: u8) -> u64 {
 /// are the other bytes whose byte before is whitespace (the continuation bytes of a char
 /// never are: the byte before them is part of it). That holds up to the first lead byte of
 /// a non-ASCII blank char (U+0085, U+00A0, U+00AD; U+061C; U+1680, U+180E;
-/// U+2000..=U+206F; U+3000; U+FEFF: lead bytes 0xC2, 0xD8, 0xE1..=0xE3, 0xEF, and 0xE0 is
-/// let in to test four bytes at once); at such a byte, one table look-up ([`WORD_BYTES`])
-/// and the char itself decide. English 3.2x a byte-by-byte walk, Chinese 2.9x.
+/// U+2000..=U+206F; U+3000; U+FEFF: see [`blank_leads`]); at such a byte, one table look-up
+/// ([`WORD_BYTES`]) and the char itself decide.
 #[inline]
-pub(crate) fn for_each_word_start(bytes: &[u8], mut found: impl FnMut(usize, u64)) {
-    let mut after_space = true;
-    let mut at = 0;
-    while at < bytes.len() {
+pub(crate) fn for_each_word_start(bytes: &[u8], found: impl FnMut(usize, u64)) {
+    walk_word_starts(bytes, (0, true), bytes.len(), found);
+}
+
+/// [`for_each_word_start`] from the byte `at` (a char boundary; `after_space` says whether
+/// the char before it that is not invisible is whitespace) to `stop`: returns where it
+/// stopped (at `stop`, or past it when a blank char runs across it) and whether the last
+/// char that is not invisible was whitespace.
+#[inline]
+pub(crate) fn walk_word_starts(
+    bytes: &[u8],
+    (mut at, mut after_space): (usize, bool),
+    stop: usize,
+    mut found: impl FnMut(usize, u64),
+) -> (usize, bool) {
+    while at < stop {
         if let Some(block) = bytes
             .get(at..at + 8)
+            .filter(|_| at + 8 <= stop)
             .and_then(|block| <[u8; 8]>::try_from(block).ok())
         {
             let block = u64::from_le_bytes(block);
@@ -591,10 +623,18 @@ pub(crate) fn for_each_word_start(bytes: &[u8], mut found: impl FnMut(usize, u64
                 at += 8;
                 continue;
             }
-            let leads = bytes_equal(block & 0xfcfc_fcfc_fcfc_fcfc, 0xe0)
-                | bytes_equal(block, 0xc2)
-                | bytes_equal(block, 0xd8)
-                | bytes_equal(block, 0xef);
+            let leads = blank_leads(block);
+            if leads == 0 {
+                // Its own branch, so the next block's address does not wait on the masks.
+                let space = ascii_whitespace(block) & !block;
+                found(
+                    at,
+                    !space & HIGH_BITS & ((space << 8) | (u64::from(after_space) << 7)),
+                );
+                after_space = space >> 63 != 0;
+                at += 8;
+                continue;
+            }
             let clean = leads.trailing_zeros() / 8;
             if clean > 0 {
                 let kept = u64::MAX >> (64 - 8 * clean);
@@ -632,6 +672,7 @@ pub(crate) fn for_each_word_start(bytes: &[u8], mut found: impl FnMut(usize, u64
         }
         at += 1;
     }
+    (at, after_space)
 }
 
 /// Number of words of `text`: maximal runs of non-whitespace characters that hold a visible
