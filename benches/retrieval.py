@@ -342,9 +342,6 @@ class Bench:
     def count(self, texts: list[str]) -> list[int]:
         return [len(t) for t in self.encoding.encode_ordinary_batch(texts, num_threads=2)]
 
-    def count_one(self, text: str) -> int:
-        return len(self.encoding.encode_ordinary(text))
-
     def rank(self, texts: list[str], depth: int = MAX_HITS) -> tuple[NDArray, NDArray]:
         """Top ``depth`` rows of ``texts`` per question by cosine: (rows, scores)."""
         vectors = self.embedder.embed(texts)
@@ -415,8 +412,57 @@ def flat_rows(bench: Bench, label: str, spans: list[Piece]) -> tuple[list[Row], 
 # -- small-to-big strategies --------------------------------------------------------------------
 
 
+def local_auto_merge(hits: Sequence[Any], store: Any, threshold: float = 0.5) -> list[Any]:
+    """Auto-merge as DESIGN.md states it: a parent replaces its retrieved children when
+    retrieved/total children > threshold, repeated up the levels; first-reached order kept.
+
+    A local stand-in until ``spanchunk.retrieval.auto_merge`` lands (then call that instead).
+    """
+    current = list(dict.fromkeys(hits))
+    while True:
+        by_parent: dict[str, list[Any]] = {}
+        for chunk in current:
+            if chunk.parent_id is not None:
+                by_parent.setdefault(chunk.parent_id, []).append(chunk)
+        merging = {}
+        for parent_id, children in by_parent.items():
+            parent = store.get(parent_id)
+            if parent is not None and len(children) / len(parent.child_ids) > threshold:
+                merging[parent_id] = parent
+        if not merging:
+            return current
+        merged: list[Any] = []
+        seen: set[str] = set()
+        for chunk in current:
+            chosen = merging.get(chunk.parent_id, chunk) if chunk.parent_id else chunk
+            if chosen.id not in seen:
+                seen.add(chosen.id)
+                merged.append(chosen)
+        current = merged
+
+
+def local_neighbours(hits: Sequence[Any], store: Any, window: int = 1) -> list[Any]:
+    """Each hit with ``window`` sibling leaves either side (within its parent), de-duplicated.
+
+    A local stand-in until ``spanchunk.retrieval.neighbours`` lands.
+    """
+    chosen: dict[str, Any] = {}
+    for hit in hits:
+        parent = store.get(hit.parent_id) if hit.parent_id else None
+        if parent is None:
+            chosen.setdefault(hit.id, hit)
+            continue
+        siblings = list(parent.child_ids)
+        position = siblings.index(hit.id)
+        for sibling_id in siblings[max(0, position - window) : position + window + 1]:
+            sibling = store.get(sibling_id)
+            if sibling is not None:
+                chosen.setdefault(sibling_id, sibling)
+    return list(chosen.values())
+
+
 def hierarchy_rows(bench: Bench, name: str, variants: dict[str, dict[str, Any]]) -> list[Row]:
-    from spanchunk.retrieval import assemble, auto_merge, neighbours  # noqa: PLC0415
+    from spanchunk.assemble import assemble  # noqa: PLC0415
 
     hierarchy = spanchunk_hierarchy(name, bench.corpora)
     leaves = hierarchy.leaves
@@ -442,19 +488,12 @@ def hierarchy_rows(bench: Bench, name: str, variants: dict[str, dict[str, Any]])
             return Context(pieces, tokens)
         return context_at
 
-    # Neighbours: each hit grown with adjacent leaves to three leaves' worth of tokens.
-    window_tokens = 3 * HIERARCHIES[name][-1]
-
-    def windows(hits: list[Any]) -> list[Any]:
-        grown = neighbours(hits, store, window_tokens, unit=bench.count_one)
-        return [chunk for window in grown for chunk in window.chunks]
-
     rows = []
     rows += sweep(bench, "hierarchy", f"{name} expand", context_of(store.expand))
     rows += sweep(bench, "hierarchy", f"{name} auto-merge",
-                  context_of(lambda hits: auto_merge(hits, store)))
-    rows += sweep(bench, "hierarchy", f"{name} neighbours ({window_tokens} tokens)",
-                  context_of(windows))
+                  context_of(lambda hits: local_auto_merge(hits, store)))
+    rows += sweep(bench, "hierarchy", f"{name} neighbours ±1",
+                  context_of(lambda hits: local_neighbours(hits, store)))
     for label, settings in variants.items():
         for budget in CURVE_BUDGETS:
             pieces, tokens = [], []
