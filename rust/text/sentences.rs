@@ -613,17 +613,11 @@ pub(crate) fn walk_word_starts(
             .and_then(|block| <[u8; 8]>::try_from(block).ok())
         {
             let block = u64::from_le_bytes(block);
-            if block & HIGH_BITS == 0 {
-                let space = ascii_whitespace(block);
-                found(
-                    at,
-                    !space & HIGH_BITS & ((space << 8) | (u64::from(after_space) << 7)),
-                );
-                after_space = space >> 63 != 0;
-                at += 8;
-                continue;
-            }
-            let leads = blank_leads(block);
+            let leads = if block & HIGH_BITS == 0 {
+                0
+            } else {
+                blank_leads(block)
+            };
             if leads == 0 {
                 // Its own branch, so the next block's address does not wait on the masks.
                 let space = ascii_whitespace(block) & !block;

@@ -4,13 +4,35 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from spanchunk import HierarchicalChunker, MarkdownChunker, ParentChildChunker, RecursiveChunker
 
-__all__ = ["PageNumbers", "hierarchical_chunker", "missing_extra", "recursive_chunker"]
+__all__ = [
+    "PageNumbers",
+    "hierarchical_chunker",
+    "missing_extra",
+    "recursive_chunker",
+    "same_model",
+]
 
 Unit = Literal["char", "byte", "token", "word", "sentence", "passage", "page"]
+
+
+def same_model(built: Any, filled: Any) -> bool:
+    """Whether a pydantic object filled field by field (no validation) is the one its
+    constructor builds: same type, fields in the same order, the same pydantic bookkeeping,
+    the same dump, equal, and no post-init hook the filling would skip."""
+    return (
+        type(built) is type(filled)
+        and list(built.__dict__.items()) == list(filled.__dict__.items())
+        and built.__pydantic_fields_set__ == filled.__pydantic_fields_set__
+        and built.__pydantic_extra__ == filled.__pydantic_extra__
+        and built.__pydantic_private__ == filled.__pydantic_private__
+        and built.model_dump() == filled.model_dump()
+        and built == filled
+        and not type(built).__pydantic_post_init__
+    )
 
 
 def missing_extra(framework: str, extra: str, error: ImportError) -> ImportError:

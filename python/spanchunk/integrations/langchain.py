@@ -51,7 +51,7 @@ from typing import Any, Protocol
 
 from spanchunk import Chunk, Chunker, HierarchicalChunker
 from spanchunk import Document as SpanDocument
-from spanchunk.integrations._common import Unit, missing_extra, recursive_chunker
+from spanchunk.integrations._common import Unit, missing_extra, recursive_chunker, same_model
 
 try:
     from langchain_core.documents import Document
@@ -134,16 +134,8 @@ def _filled(text: str, metadata: dict[str, Any], id: str) -> Document:
 
 def _same_layout() -> bool:
     try:
-        built = _constructed("probe", {"key": 1}, "id")
-        filled = _filled("probe", {"key": 1}, "id")
-        return (
-            list(built.__dict__.items()) == list(filled.__dict__.items())
-            and built.__pydantic_fields_set__ == filled.__pydantic_fields_set__
-            and built.__pydantic_extra__ == filled.__pydantic_extra__
-            and built.__pydantic_private__ == filled.__pydantic_private__
-            and built.model_dump() == filled.model_dump()
-            and built == filled
-            and not type(built).__pydantic_post_init__
+        return same_model(
+            _constructed("probe", {"key": 1}, "id"), _filled("probe", {"key": 1}, "id")
         )
     except Exception:  # any surprise: keep the constructor
         return False

@@ -54,7 +54,7 @@ from typing import Any
 
 from spanchunk import Chunk, HierarchicalChunker
 from spanchunk import Document as SpanDocument
-from spanchunk.integrations._common import Unit, hierarchical_chunker, missing_extra
+from spanchunk.integrations._common import Unit, hierarchical_chunker, missing_extra, same_model
 
 try:
     from llama_index.core.bridge.pydantic import Field, PrivateAttr
@@ -178,23 +178,10 @@ def _filled_info(node_id: str, metadata: dict[str, Any], hash: str) -> RelatedNo
     return _fill(_new(RelatedNodeInfo), values, _INFO_FIELDS_SET)
 
 
-def _same_model(built: Any, filled: Any) -> bool:
-    return (
-        type(built) is type(filled)
-        and list(built.__dict__.items()) == list(filled.__dict__.items())
-        and built.__pydantic_fields_set__ == filled.__pydantic_fields_set__
-        and built.__pydantic_extra__ == filled.__pydantic_extra__
-        and built.__pydantic_private__ == filled.__pydantic_private__
-        and built.model_dump() == filled.model_dump()
-        and built == filled
-        and not type(built).__pydantic_post_init__
-    )
-
-
 def _same_layout() -> bool:
     try:
         info = _constructed_info("probe-info", {"key": 1}, "hash")
-        if not _same_model(info, _filled_info("probe-info", {"key": 1}, "hash")):
+        if not same_model(info, _filled_info("probe-info", {"key": 1}, "hash")):
             return False
         fields: dict[str, Any] = {
             "id_": "probe",
@@ -209,7 +196,7 @@ def _same_layout() -> bool:
             "text_template": DEFAULT_TEXT_NODE_TMPL,
             "relationships": {NodeRelationship.PARENT: info, NodeRelationship.CHILD: [info]},
         }
-        return _same_model(_constructed_node(**fields), _filled_node(**fields))
+        return same_model(_constructed_node(**fields), _filled_node(**fields))
     except Exception:  # any surprise: keep the constructors
         return False
 
