@@ -14,7 +14,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 what="${1:-all}"
-read -r -a filters <<<"${MIRI_TESTS:-text::lines text::chars sizing::char_index}"
+read -r -a filters <<<"${MIRI_TESTS:-text::lines text::chars sizing::char_index sizing::word_index}"
 host="$(rustc +nightly -vV | sed -n 's/^host: //p')"
 
 if [[ "${what}" == all || "${what}" == miri ]]; then

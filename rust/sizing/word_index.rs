@@ -278,8 +278,13 @@ mod tests {
         let bounds: Vec<usize> = (0..=text.len())
             .filter(|&at| text.is_char_boundary(at))
             .collect();
+        // Under Miri (which runs the SSE2 build here), the ranges that start or end the text.
+        let every = !cfg!(miri);
         for (row, &start) in bounds.iter().enumerate() {
             for &end in &bounds[row..] {
+                if !every && start != 0 && end != text.len() {
+                    continue;
+                }
                 let range = &text[start..end];
                 assert_eq!(
                     index.count(range, start),
@@ -329,7 +334,7 @@ mod tests {
             state ^= state << 17;
             state
         };
-        for _ in 0..1500 {
+        for _ in 0..if cfg!(miri) { 40 } else { 1500 } {
             let length = next() % 60;
             let text: String = (0..length)
                 .map(|_| pieces[usize::try_from(next() % 28).unwrap()])
