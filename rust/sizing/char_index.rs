@@ -296,10 +296,9 @@ mod tests {
                     assert_eq!(blocks, baseline, "{text:?}");
                 }
             }
-            let mut chars = 0;
-            for (at, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            let starts = text.char_indices().chain([(text.len(), ' ')]);
+            for (chars, (at, _)) in starts.enumerate() {
                 assert_eq!(index.chars_before(at), chars, "{text:?} at {at}");
-                chars += 1;
             }
             assert_eq!(index.count(0, text.len()), text.chars().count());
             index.prefetch(0, text.len());

@@ -327,18 +327,8 @@ mod tests {
             "\u{2000}",
             "中文中文中文",
         ];
-        let mut state: u64 = 0x853c_49e6_748f_ea9b;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        for _ in 0..if cfg!(miri) { 40 } else { 1500 } {
-            let length = next() % 60;
-            let text: String = (0..length)
-                .map(|_| pieces[usize::try_from(next() % 28).unwrap()])
-                .collect();
+        let count = if cfg!(miri) { 40 } else { 1500 };
+        for text in crate::testing::random_texts(&pieces, count, 60, 0x853c_49e6_748f_ea9b) {
             check_every_range(&text);
         }
         // ASCII runs that cross the eight-byte and 64-byte blocks at every offset.

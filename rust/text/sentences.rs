@@ -819,18 +819,7 @@ mod tests {
             "\u{85}", "\u{a0}", "\u{3000}", "\u{964}", "\u{2024}", "\x0c", "\u{1c}", "中文", "の",
             "」", "「", "한", "。」", "\u{30fb}", "4.5", "？", "。中", "\u{ff0e}", "！」",
         ];
-        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        for _ in 0..20_000 {
-            let length = next() % 40;
-            let text: String = (0..length)
-                .map(|_| PIECES[usize::try_from(next() % 60).unwrap()])
-                .collect();
+        for text in crate::testing::random_texts(&PIECES, 20_000, 40, 0x9e37_79b9_7f4a_7c15) {
             let mut fast = Vec::new();
             for_each_sentence(&text, |start, end| fast.push((start, end)));
             assert_eq!(fast, reference(&text), "{text:?}");
