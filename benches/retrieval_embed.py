@@ -137,19 +137,24 @@ class NumpyMiniLM:
             def heads(x: NDArray, batch: int = batch, width: int = width) -> NDArray:
                 return x.reshape(batch, width, _HEADS, head_size).transpose(0, 2, 1, 3)
 
-            query = heads(hidden @ w[p + "attention.self.query.weight"]
-                          + w[p + "attention.self.query.bias"])
-            key = heads(hidden @ w[p + "attention.self.key.weight"]
-                        + w[p + "attention.self.key.bias"])
-            value = heads(hidden @ w[p + "attention.self.value.weight"]
-                          + w[p + "attention.self.value.bias"])
+            query = heads(
+                hidden @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"]
+            )
+            key = heads(
+                hidden @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"]
+            )
+            value = heads(
+                hidden @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"]
+            )
             scores = query @ key.transpose(0, 1, 3, 2) / math.sqrt(head_size) + additive
             scores -= scores.max(axis=-1, keepdims=True)
             probs = np.exp(scores)
             probs /= probs.sum(axis=-1, keepdims=True)
             context = (probs @ value).transpose(0, 2, 1, 3).reshape(batch, width, -1)
-            attended = (context @ w[p + "attention.output.dense.weight"]
-                        + w[p + "attention.output.dense.bias"])
+            attended = (
+                context @ w[p + "attention.output.dense.weight"]
+                + w[p + "attention.output.dense.bias"]
+            )
             hidden = _layer_norm(
                 attended + hidden,
                 w[p + "attention.output.LayerNorm.weight"],
@@ -210,8 +215,9 @@ def text_key(text: str) -> str:
 class CachedEmbedder:
     """An embedder whose vectors are kept in ``benches/.cache/<model>.npz`` by text hash."""
 
-    def __init__(self, model: NumpyMiniLM | OnnxMiniLM | None = None,
-                 cache_dir: Path = CACHE_DIR) -> None:
+    def __init__(
+        self, model: NumpyMiniLM | OnnxMiniLM | None = None, cache_dir: Path = CACHE_DIR
+    ) -> None:
         self._model = model
         self.name = model.name if model is not None else NumpyMiniLM.name
         self.path = cache_dir / f"{self.name}.npz"

@@ -123,21 +123,28 @@ def test_unreadable_file_and_folder(
     assert "docs: Permission denied" in err
 
 
-def test_unreadable_file_as_root_too(
+def test_file_gone_or_a_folder_when_read_is_unreadable(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    real_open = open
+    # Listed, then removed (or replaced by a folder) before the core reads it: the system's
+    # error, worded as Python's OSError.strerror words it, for that file alone.
+    real_batches = job.batches
 
-    def failing_open(path: object, *args: object, **kwargs: object) -> object:
-        if str(path).endswith("b.txt"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+    def then_changed(files: list[job.File]) -> object:
+        (tree / "b.txt").unlink()
+        (tree / "a.md").unlink()
+        (tree / "a.md").mkdir()
+        return real_batches(files)
 
-    monkeypatch.setattr(job, "open", failing_open, raising=False)
+    monkeypatch.setattr(job, "batches", then_changed)
     out = tmp_path / "out.jsonl"
     assert run(str(tree), "--workers", "1", "-o", str(out)) == 0
-    assert "b.txt: Permission denied" in capsys.readouterr().err
-    assert not any(source.endswith("b.txt") for source in sources(out))
+    err = capsys.readouterr().err
+    assert "b.txt: No such file or directory" in err
+    assert "a.md: Is a directory" in err
+    assert "2 unreadable" in err
+    assert not any(source.endswith(("b.txt", "a.md")) for source in sources(out))
+    assert any(source.endswith("c.md") for source in sources(out))
 
 
 def test_broken_symlink_and_missing_path(
@@ -151,26 +158,16 @@ def test_broken_symlink_and_missing_path(
     assert "missing.txt: No such file or directory" in err
 
 
-def test_file_changing_while_read_is_skipped(
-    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
+def test_file_read_past_its_size_is_skipped_as_changed(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    real_fstat = os.fstat
-    calls = {"count": 0}
-
-    def growing_fstat(descriptor: int) -> os.stat_result:
-        result = real_fstat(descriptor)
-        calls["count"] += 1
-        if calls["count"] == 2:  # the second look at the first file: it grew meanwhile
-            fields = list(result)
-            fields[6] += 10  # st_size
-            return os.stat_result(fields)
-        return result
-
-    monkeypatch.setattr(job.os, "fstat", growing_fstat)
+    # A /proc file is a regular file of size 0 that reads as text: what was read is not
+    # what the file's size said, as when a file grows while it is read.
     out = tmp_path / "out.jsonl"
-    assert run(str(tree), "--workers", "1", "-o", str(out)) == 0
-    assert "a.md: the file changed while it was read" in capsys.readouterr().err
-    assert not any(source.endswith("a.md") for source in sources(out))
+    assert run(str(tree / "a.md"), "/proc/self/status", "--workers", "1", "-o", str(out)) == 0
+    assert "/proc/self/status: the file changed while it was read" in capsys.readouterr().err
+    assert [Path(source).name for source in sources(out)] == ["a.md"]
 
 
 def test_nothing_chunked_fails_and_writes_nothing(tmp_path: Path) -> None:

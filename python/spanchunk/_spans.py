@@ -71,13 +71,15 @@ text releases the GIL.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol, TypeAlias
-
-import numpy as np
-from numpy.typing import NDArray
+from functools import cache
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from spanchunk import _core
 from spanchunk.errors import ChunkingError, _encoding_error
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 
 class SpanStrategy(Protocol):
@@ -92,14 +94,32 @@ Level: TypeAlias = _core.Splitter | SpanStrategy
 """One level of a chunker: a core Splitter, or a strategy cut in Python."""
 
 SPAN_COLUMNS: tuple[str, ...] = tuple(_core.SPAN_COLUMNS)
-SPAN_DTYPE = np.dtype([(name, np.int64) for name in SPAN_COLUMNS])
 _WIDTH = len(SPAN_COLUMNS)
+
+# numpy is imported on first use, not with the package: it is a fifth of a second of the
+# command line's startup, and the command line's JSON Lines path never needs it.
+
+
+@cache
+def span_dtype() -> np.dtype[np.void]:
+    """The structured dtype of a span table: one int64 field per ``SPAN_COLUMNS`` name."""
+    import numpy as np  # noqa: PLC0415
+
+    return np.dtype([(name, np.int64) for name in SPAN_COLUMNS])
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SPAN_DTYPE":
+        return span_dtype()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def structured(spans: NDArray[np.int64]) -> NDArray[np.void]:
     """The (n, 7) array as a structured array of n rows: a view, no copy."""
+    import numpy as np  # noqa: PLC0415
+
     spans = np.ascontiguousarray(spans, dtype=np.int64).reshape(-1, _WIDTH)
-    return spans.view(SPAN_DTYPE).reshape(-1)
+    return spans.view(span_dtype()).reshape(-1)
 
 
 _SPLITTER_TYPE = {_core.Splitter}
@@ -129,11 +149,15 @@ def tree_records(levels: Sequence[Level], text: str) -> NDArray[np.void]:
 
 def tree_array(levels: Sequence[Level], text: str) -> NDArray[np.int64]:
     """``tree_records`` as an (n, 7) int64 array (a view, no copy)."""
+    import numpy as np  # noqa: PLC0415
+
     return tree_records(levels, text).view(np.int64).reshape(-1, _WIDTH)
 
 
 def _tree_array_by_level(levels: Sequence[Level], text: str) -> NDArray[np.int64]:
     """The slow path: one level at a time, custom levels through their ``split_spans``."""
+    import numpy as np  # noqa: PLC0415
+
     blocks: list[NDArray[np.int64]] = []
     above: NDArray[np.int64] | None = None  # (m, 4): start_byte, end_byte, start_char, end_char
     for depth, level in enumerate(levels):
@@ -163,6 +187,8 @@ def _custom_level(
     strategy: SpanStrategy, text: str, above: NDArray[np.int64] | None
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Parent rows and (k, 4) spans of a custom level: the whole text, or inside each parent."""
+    import numpy as np  # noqa: PLC0415
+
     parents: list[int] = []
     char_spans: list[tuple[int, int]] = []
     if above is None:
@@ -193,7 +219,11 @@ def is_blank(text: str) -> bool:
 
 
 def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if isinstance(value, int):
+        return not isinstance(value, bool)
+    import numpy as np  # noqa: PLC0415  (a numpy integer, from a strategy that uses numpy)
+
+    return isinstance(value, np.integer)
 
 
 def checked_spans(strategy: SpanStrategy, text: str) -> list[tuple[int, int]]:

@@ -25,15 +25,11 @@ measurements, and what was tried and dropped, are in ``benches/NOTES.md``.
 
 from __future__ import annotations
 
-import asyncio
 import warnings
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from spanchunk import _core
 from spanchunk._settings import Setting, fingerprint_of, type_name, workers_setting
@@ -45,6 +41,10 @@ from spanchunk.errors import ChunkingError, SkippedDocumentWarning, _encoding_er
 from spanchunk.registry import ParentRegistry
 from spanchunk.retrieval import attach_parent_content
 from spanchunk.store import ParentStore
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 __all__ = ["Chunker", "Documents", "ParentStore"]
 
@@ -291,6 +291,8 @@ class Chunker:
         The core releases the GIL while it cuts the text, so other threads (and the event
         loop) make progress during the heavy part.
         """
+        import asyncio  # noqa: PLC0415  (a tenth of the package's import time)
+
         return await asyncio.to_thread(self.chunk, documents)
 
     def chunk_many(

@@ -13,7 +13,9 @@
 //! - The text is escaped once per document, not once per level (`jsonl::EscapedText`).
 
 pub mod columns;
+pub mod files;
 pub mod jsonl;
+pub mod sizes;
 
 use crate::ids;
 use crate::markdown::Outline;

@@ -5,36 +5,215 @@
 // PyO3 hands extracted arguments over by value.
 #![allow(clippy::needless_pass_by_value)]
 
-use numpy::{IntoPyArray, PyArray1};
-use pyo3::exceptions::PyValueError;
+use std::path::PathBuf;
+
+use numpy::{IntoPyArray, PyReadonlyArray2};
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyBytes, PyDict};
 
+use super::convert::int_rows;
 use super::splitter::{splitters, PySplitter};
 use crate::engine::{tree, Splitter};
 use crate::ids;
-use crate::output::columns::Columns;
-use crate::output::{jsonl, Document};
+use crate::output::columns::{self, Columns};
+use crate::output::sizes::ChunkSizes;
+use crate::output::{files, jsonl, Document};
 
-/// Registers the functions of this file in the `_core` module.
+/// Registers the functions and classes of this file in the `_core` module.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add_function(wrap_pyfunction!(write_documents, module)?)
+    module.add_class::<PyJsonlBatch>()?;
+    module.add_class::<PyChunkSizes>()?;
+    module.add_function(wrap_pyfunction!(write_documents, module)?)?;
+    module.add_function(wrap_pyfunction!(write_files, module)?)
+}
+
+/// The JSON Lines records of a batch, kept in Rust memory and written to a file descriptor
+/// from here: handing them to Python as `bytes` copied every record once more (a tenth of
+/// the job's CPU), and the stable ABI of Python 3.10 has no buffer protocol to lend them.
+#[pyclass(name = "JsonlBatch", module = "spanchunk._core", frozen)]
+pub(super) struct PyJsonlBatch {
+    records: Vec<u8>,
+}
+
+#[pymethods]
+impl PyJsonlBatch {
+    /// A batch holding `records` (what `to_bytes` gives; for pickling).
+    #[new]
+    fn new(records: &[u8]) -> Self {
+        Self {
+            records: records.to_vec(),
+        }
+    }
+
+    fn __len__(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Pickled as its bytes (a process pool sends batches back to the writer).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> (Bound<'py, pyo3::types::PyType>, (Bound<'py, PyBytes>,)) {
+        let py = slf.py();
+        (slf.get_type(), (slf.get().to_bytes(py),))
+    }
+
+    /// The records as one `bytes` object (a copy).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.records)
+    }
+
+    /// Writes every record to the open file descriptor `fd` at its current position, with
+    /// the GIL released; raises `OSError` (errno and message as `os.write` would give) when
+    /// the write fails, e.g. `BrokenPipeError` for a reader that went away.
+    fn write_to(&self, py: Python<'_>, fd: i32) -> PyResult<()> {
+        let written = py.detach(|| write_all(fd, &self.records));
+        written.map_err(|error| os_error(py, &error))
+    }
+}
+
+/// All of `bytes` to `fd` (short writes continued, interrupted ones retried: `write_all`).
+#[cfg(unix)]
+fn write_all(fd: i32, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::fd::FromRawFd;
+    // The descriptor belongs to the caller: borrowed, never closed here.
+    // SAFETY: `fd` is an open descriptor for the duration of the call (the caller holds the
+    // file object), and `ManuallyDrop` keeps `File` from closing it.
+    let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+    file.write_all(bytes)
+}
+
+#[cfg(not(unix))]
+fn write_all(_fd: i32, _bytes: &[u8]) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "JsonlBatch.write_to needs a POSIX file descriptor: write to_bytes() instead",
+    ))
+}
+
+/// The `OSError` Python raises for `error`: `OSError(errno, os.strerror(errno))`, which
+/// Python turns into its subclass (`BrokenPipeError`, ...), as `os.write` would raise.
+fn os_error(py: Python<'_>, error: &std::io::Error) -> PyErr {
+    let Some(code) = error.raw_os_error() else {
+        return PyOSError::new_err(error.to_string());
+    };
+    let message = py
+        .import("os")
+        .and_then(|os| os.call_method1("strerror", (code,)))
+        .and_then(|text| text.extract::<String>())
+        .unwrap_or_else(|_| error.to_string());
+    PyOSError::new_err((code, message))
+}
+
+/// The char length of every chunk a job wrote, per level: what its summary reports.
+#[pyclass(name = "ChunkSizes", module = "spanchunk._core")]
+#[derive(Default)]
+pub(super) struct PyChunkSizes {
+    inner: ChunkSizes,
+}
+
+#[pymethods]
+impl PyChunkSizes {
+    /// Empty, or the sizes of each level from the leaves up (what pickling records).
+    #[new]
+    #[pyo3(signature = (per_level = None))]
+    fn new(per_level: Option<Vec<Vec<i64>>>) -> Self {
+        Self {
+            inner: ChunkSizes::from_levels(per_level.unwrap_or_default()),
+        }
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> (Bound<'py, pyo3::types::PyType>, (Vec<Vec<i64>>,)) {
+        (slf.get_type(), (slf.borrow().inner.per_level().to_vec(),))
+    }
+
+    /// Adds the sizes `other` holds.
+    fn merge(&mut self, other: &Self) {
+        self.inner.merge(&other.inner);
+    }
+
+    /// Adds the chunks of an (n, 7) span table (`SPAN_COLUMNS`: level first, the char span
+    /// last).
+    fn add_spans(&mut self, spans: PyReadonlyArray2<'_, i64>) -> PyResult<()> {
+        for [level, _, _, _, _, start_char, end_char] in int_rows::<7>("spans", &spans)? {
+            let level = usize::try_from(level)
+                .map_err(|_| PyValueError::new_err(format!("spans: level {level} is negative")))?;
+            self.inner.push(level, end_char - start_char);
+        }
+        Ok(())
+    }
+
+    /// One more than the highest level holding a chunk (0: no chunk).
+    fn levels(&self) -> usize {
+        self.inner.levels()
+    }
+
+    /// The number of chunks of `level`.
+    fn count(&self, level: usize) -> usize {
+        self.inner.count(level)
+    }
+
+    /// Nearest-rank percentiles of `level`'s sizes, one per share (0 to 1): the size at rank
+    /// `round(last * share)` of the sorted sizes; empty for a level without chunks.
+    fn percentiles(&self, level: usize, shares: Vec<f64>) -> Vec<i64> {
+        self.inner.percentiles(level, &shares)
+    }
 }
 
 /// What a batch turns into, before it is handed to Python.
 enum Written {
     Jsonl(Vec<u8>),
-    Columns(Box<Columns>, Vec<String>),
+    Columns(Box<Columns>, Vec<String>, [(Vec<i64>, Vec<u8>); 2]),
 }
 
-/// What `write_documents` returns: the written batch, each document's error, and the level
-/// and char length of every chunk written.
+/// Why a document of a batch is not written: the kind (the words the command line counts
+/// skipped files by) and the message, or the error of a file that could not be read (worded
+/// once the GIL is held again).
+enum Failure {
+    Message(&'static str, String),
+    Unreadable(std::io::Error),
+}
+
+impl Failure {
+    /// The kind and message Python gets: an unreadable file's message is the system's words
+    /// for its error (`os.strerror`, as Python's `OSError.strerror` gives them).
+    fn worded(self, py: Python<'_>) -> (&'static str, String) {
+        match self {
+            Self::Message(kind, message) => (kind, message),
+            Self::Unreadable(error) => {
+                let words = error.raw_os_error().and_then(|code| {
+                    py.import("os")
+                        .and_then(|os| os.call_method1("strerror", (code,)))
+                        .and_then(|text| text.extract::<String>())
+                        .ok()
+                });
+                (UNREADABLE, words.unwrap_or_else(|| error.to_string()))
+            }
+        }
+    }
+}
+
+/// A document that is not UTF-8.
+const NOT_UTF8: &str = "not UTF-8";
+/// A document the engine refused (its message says why).
+const NOT_CHUNKED: &str = "chunking failed";
+/// A file that could not be opened or read.
+const UNREADABLE: &str = "unreadable";
+/// A file whose size or modification time changed while it was read.
+const CHANGED: &str = "changed while read";
+/// A file with a NUL byte in its first 8 KB.
+const BINARY: &str = "binary";
+
+/// What `write_documents` and `write_files` return: the written batch, each document's
+/// failure (None: written), and the char length of every chunk written, by level.
 type Batch<'py> = (
     Bound<'py, PyAny>,
-    Vec<Option<String>>,
-    Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray1<i64>>,
+    Vec<Option<(&'static str, String)>>,
+    PyChunkSizes,
 );
 
 /// The reason a file's bytes are not UTF-8, worded as the CLI reports it.
@@ -43,11 +222,48 @@ fn not_utf8(data: &[u8], error: &std::str::Utf8Error) -> String {
     format!("not UTF-8 (byte 0x{:02x} at offset {at})", data[at])
 }
 
+/// A document's bytes, or why there are none.
+enum Input<'a> {
+    Bytes(&'a [u8]),
+    Read(Vec<u8>),
+    Skipped(files::Skip),
+}
+
+impl Input<'_> {
+    fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Self::Bytes(bytes) => Some(bytes),
+            Self::Read(bytes) => Some(bytes),
+            Self::Skipped(_) => None,
+        }
+    }
+}
+
+fn output_format(format: &str) -> PyResult<bool> {
+    match format {
+        "jsonl" => Ok(false),
+        "columns" => Ok(true),
+        other => Err(PyValueError::new_err(format!(
+            "format must be \"jsonl\" or \"columns\", not {other:?}"
+        ))),
+    }
+}
+
+fn check_sources(documents: usize, sources: usize) -> PyResult<()> {
+    if documents == sources {
+        return Ok(());
+    }
+    Err(PyValueError::new_err(format!(
+        "{documents} documents and {sources} sources: pass one source per document"
+    )))
+}
+
 /// Cuts every document of a batch with `levels` and writes its chunks as `format`
-/// ("jsonl": one bytes object, the records of every document in order; "columns": a dict of
+/// ("jsonl": a `JsonlBatch`, the records of every document in order; "columns": a dict of
 /// numpy arrays and bytes, see `output::columns::Columns`, and `document_ids`, the id of each
-/// document). Returns that, the error of each
-/// document (None: written), and the level and char length of every chunk written.
+/// document). Returns that, the failure of each document (None: written; else its kind,
+/// "not UTF-8" or "chunking failed", and a message), and the `ChunkSizes` of the chunks
+/// written.
 #[pyfunction]
 #[pyo3(signature = (levels, datas, sources, fingerprint, format = "jsonl"))]
 fn write_documents<'py>(
@@ -58,89 +274,163 @@ fn write_documents<'py>(
     fingerprint: &str,
     format: &str,
 ) -> PyResult<Batch<'py>> {
-    if datas.len() != sources.len() {
-        return Err(PyValueError::new_err(format!(
-            "{} documents and {} sources: pass one source per document",
-            datas.len(),
-            sources.len()
-        )));
-    }
-    let as_columns = match format {
-        "jsonl" => false,
-        "columns" => true,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "format must be \"jsonl\" or \"columns\", not {other:?}"
-            )))
-        }
-    };
+    check_sources(datas.len(), sources.len())?;
+    let as_columns = output_format(format)?;
     let owned = splitters(&levels);
-    let (written, errors, chunk_levels, sizes) = super::detach(py, || {
-        let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
-        // JSON Lines run at about 3.2x the text (parents and children repeat it, plus keys):
-        // reserved once (pages not written are never touched), not grown record by record.
-        let text_bytes: usize = datas.iter().map(|data| data.len()).sum();
-        let mut jsonl_out = Vec::with_capacity(if as_columns { 0 } else { text_bytes * 7 / 2 });
-        let mut columns = Columns::default();
-        let mut errors = Vec::with_capacity(datas.len());
-        let (mut chunk_levels, mut sizes) = (Vec::new(), Vec::new());
-        // The document id of each position (empty where the document failed).
-        let mut document_ids = vec![String::new(); datas.len()];
-        for (position, (data, source)) in datas.iter().zip(&sources).enumerate() {
-            let text = match std::str::from_utf8(data) {
-                Ok(text) => text,
-                Err(error) => {
-                    errors.push(Some(not_utf8(data, &error)));
-                    continue;
-                }
-            };
-            let (table, outline) = match tree::tree_spans_outlined(&borrowed, text) {
-                Ok(cut) => cut,
-                Err(error) => {
-                    errors.push(Some(error.to_string()));
-                    continue;
-                }
-            };
-            let document_id = ids::text_id(text);
-            let document = Document {
-                text,
-                source,
-                document_id: &document_id,
-                fingerprint,
-            };
-            if as_columns {
-                columns.push_document(position, &document, &table, outline.as_ref());
-            } else {
-                jsonl::write_document(&mut jsonl_out, &document, &table, outline.as_ref());
-            }
-            document_ids[position] = document_id;
-            for record in &table.records {
-                chunk_levels.push(record.0[0]);
-                sizes.push(record.0[6] - record.0[5]);
-            }
-            errors.push(None);
-        }
-        let written = if as_columns {
-            Written::Columns(Box::new(columns), document_ids)
-        } else {
-            Written::Jsonl(jsonl_out)
-        };
-        (written, errors, chunk_levels, sizes)
+    let expected = datas.iter().map(|data| data.len()).sum();
+    let (written, failures, sizes) = super::detach(py, || {
+        let inputs = datas.iter().map(|data| Input::Bytes(data));
+        write_batch(&owned, inputs, &sources, fingerprint, as_columns, expected)
     })?;
+    finish(py, written, failures, sizes)
+}
+
+/// `write_documents` of the files at `paths`, read here with the GIL released: a file that
+/// cannot be read ("unreadable", with the system's message), that changed while it was read
+/// ("changed while read") or that holds a NUL byte in its first 8 KB ("binary") is not
+/// written, and its failure says so. `expected_bytes` (the files' sizes when they were
+/// listed) sizes the output buffer once.
+#[pyfunction]
+#[pyo3(signature = (levels, paths, sources, fingerprint, format = "jsonl", expected_bytes = 0))]
+fn write_files<'py>(
+    py: Python<'py>,
+    levels: Vec<Bound<'py, PySplitter>>,
+    paths: Vec<PathBuf>,
+    sources: Vec<PyBackedStr>,
+    fingerprint: &str,
+    format: &str,
+    expected_bytes: usize,
+) -> PyResult<Batch<'py>> {
+    check_sources(paths.len(), sources.len())?;
+    let as_columns = output_format(format)?;
+    let owned = splitters(&levels);
+    let (written, failures, sizes) = super::detach(py, || {
+        let inputs = paths.iter().map(|path| match files::read_text_file(path) {
+            Ok(data) => Input::Read(data),
+            Err(skip) => Input::Skipped(skip),
+        });
+        write_batch(
+            &owned,
+            inputs,
+            &sources,
+            fingerprint,
+            as_columns,
+            expected_bytes,
+        )
+    })?;
+    finish(py, written, failures, sizes)
+}
+
+/// The GIL-free part of `write_documents` and `write_files`: every input cut and written.
+fn write_batch<'a>(
+    owned: &[impl AsRef<Splitter>],
+    inputs: impl Iterator<Item = Input<'a>>,
+    sources: &[PyBackedStr],
+    fingerprint: &str,
+    as_columns: bool,
+    expected_bytes: usize,
+) -> (Written, Vec<Option<Failure>>, ChunkSizes) {
+    let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
+    // JSON Lines run at about 3.2x the text (parents and children repeat it, plus keys):
+    // reserved once (pages not written are never touched), not grown record by record.
+    let mut jsonl_out = Vec::with_capacity(if as_columns {
+        0
+    } else {
+        expected_bytes * 7 / 2
+    });
+    let mut columns = Columns::default();
+    let mut failures = Vec::with_capacity(sources.len());
+    let mut sizes = ChunkSizes::default();
+    // The document id of each position (empty where the document failed).
+    let mut document_ids = vec![String::new(); sources.len()];
+    for (position, (input, source)) in inputs.zip(sources).enumerate() {
+        let Some(data) = input.bytes() else {
+            failures.push(Some(match input {
+                Input::Skipped(files::Skip::Unreadable(error)) => Failure::Unreadable(error),
+                Input::Skipped(files::Skip::Changed) => Failure::Message(
+                    CHANGED,
+                    "the file changed while it was read; run again".to_owned(),
+                ),
+                _ => Failure::Message(BINARY, "binary (a NUL byte in the first 8 KB)".to_owned()),
+            }));
+            continue;
+        };
+        // The SIMD check first; the standard library's only to say where a file is not UTF-8.
+        let checked = simdutf8::basic::from_utf8(data).or_else(|_| std::str::from_utf8(data));
+        let text = match checked {
+            Ok(text) => text,
+            Err(error) => {
+                failures.push(Some(Failure::Message(NOT_UTF8, not_utf8(data, &error))));
+                continue;
+            }
+        };
+        let (table, outline) = match tree::tree_spans_outlined(&borrowed, text) {
+            Ok(cut) => cut,
+            Err(error) => {
+                failures.push(Some(Failure::Message(NOT_CHUNKED, error.to_string())));
+                continue;
+            }
+        };
+        let document_id = ids::text_id(text);
+        let document = Document {
+            text,
+            source,
+            document_id: &document_id,
+            fingerprint,
+        };
+        if as_columns {
+            columns.push_document(position, &document, &table, outline.as_ref());
+        } else {
+            jsonl::write_document(&mut jsonl_out, &document, &table, outline.as_ref());
+        }
+        document_ids[position] = document_id;
+        for record in &table.records {
+            sizes.push(
+                usize::try_from(record.0[0]).unwrap_or(0),
+                record.0[6] - record.0[5],
+            );
+        }
+        failures.push(None);
+    }
+    let written = if as_columns {
+        // Each row's document id and source, as the Parquet columns hold them.
+        let ids: Vec<&str> = document_ids.iter().map(String::as_str).collect();
+        let names: Vec<&str> = sources.iter().map(|source| &**source).collect();
+        let repeated = [
+            columns::repeated_strings(&ids, &columns.document),
+            columns::repeated_strings(&names, &columns.document),
+        ];
+        Written::Columns(Box::new(columns), document_ids, repeated)
+    } else {
+        Written::Jsonl(jsonl_out)
+    };
+    (written, failures, sizes)
+}
+
+/// The batch as Python gets it.
+fn finish(
+    py: Python<'_>,
+    written: Written,
+    failures: Vec<Option<Failure>>,
+    sizes: ChunkSizes,
+) -> PyResult<Batch<'_>> {
     let written = match written {
-        Written::Jsonl(bytes) => PyBytes::new(py, &bytes).into_any(),
-        Written::Columns(columns, document_ids) => {
+        Written::Jsonl(records) => Bound::new(py, PyJsonlBatch { records })?.into_any(),
+        Written::Columns(columns, document_ids, [ids, names]) => {
             let dict = columns_dict(py, *columns)?;
             dict.set_item("document_ids", document_ids)?;
+            for (name, (offsets, bytes)) in [("document_id", ids), ("source", names)] {
+                dict.set_item(format!("{name}_offsets"), offsets.into_pyarray(py))?;
+                dict.set_item(name, PyBytes::new(py, &bytes))?;
+            }
             dict.into_any()
         }
     };
-    Ok((
-        written,
-        errors,
-        chunk_levels.into_pyarray(py),
-        sizes.into_pyarray(py),
-    ))
+    let failures = failures
+        .into_iter()
+        .map(|failure| failure.map(|failure| failure.worded(py)))
+        .collect();
+    Ok((written, failures, PyChunkSizes { inner: sizes }))
 }
 
 /// The columns as a dict: numpy arrays for numbers and flags, bytes for text buffers.

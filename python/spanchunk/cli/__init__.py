@@ -253,6 +253,12 @@ def build_parser() -> argparse.ArgumentParser:
         "store, made atomically or updated incrementally; '-' or absent: JSON Lines on stdout",
     )
     chunk.add_argument(
+        "--sync",
+        action="store_true",
+        help="flush a new output file to the disk before renaming it into place, so that it "
+        "also survives a power loss (slower; the rename is atomic either way)",
+    )
+    chunk.add_argument(
         "--prune",
         action="store_true",
         help="with a .sqlite store: remove the documents whose files are gone (those under "
@@ -358,7 +364,7 @@ def run_chunk(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     totals = Totals(store=kind is SqliteWriter)
     reporter = Reporter(stderr, verbose=args.verbose, totals=totals)
-    opened = _open_output(kind, args.output, chunkers, parser)
+    opened = _open_output(kind, args.output, chunkers, parser, sync=args.sync)
     if opened is None:
         return EXIT_FAILED
     writer, job = opened
@@ -400,12 +406,17 @@ def run_chunk(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def _open_output(
-    kind: type[Writer], output: str, chunkers: Chunkers, parser: argparse.ArgumentParser
+    kind: type[Writer],
+    output: str,
+    chunkers: Chunkers,
+    parser: argparse.ArgumentParser,
+    *,
+    sync: bool,
 ) -> tuple[Writer, BatchJob] | None:
     """The writer of the run and its job; None (said on stderr) when the output cannot be
     written. Exits with status 2 for an output that must not be written as asked."""
     try:
-        writer = kind(output)
+        writer = kind(output, sync=sync)
     except OutputError as error:
         parser.error(str(error))
     except OSError as error:

@@ -1,9 +1,12 @@
 """The chunk job: files read and cut in batches on a pool of workers, written in input order.
 
 Performance notes (measured by ``benches/cli.py``; figures in ``benches/results/cli.md``):
-- A worker reads its batch of files and hands their bytes to ``_core.write_documents``, which
-  checks UTF-8, cuts the tree, hashes ids and writes the records (JSON Lines bytes or Arrow
-  columns) with the GIL released: Python does a few calls per batch, none per chunk.
+- A worker hands its batch's paths to ``_core.write_files``, which reads each file (and
+  checks it for binary content and for a change while it was read), checks UTF-8, cuts the
+  tree, hashes ids and writes the records (JSON Lines or Arrow columns) with the GIL
+  released: Python does a few calls per batch, none per file or chunk. Reading the files in
+  Python (``open``, two ``fstat``, ``read``) had been a fifth of the CPU of a run over
+  4,660 files, and it held the GIL the other workers waited for.
 - Threads, not processes: every pass over the text runs without the GIL, so threads scale,
   and a process pool paid for pickling every batch's output back to the writer.
 - Batches of about ``BATCH_BYTES`` (or ``BATCH_FILES`` files): large enough that the per-call
@@ -20,8 +23,6 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-
-import numpy as np
 
 from spanchunk import _core
 from spanchunk.chunkers import HierarchicalChunker
@@ -68,7 +69,8 @@ class Part:
 class BatchResult:
     """A batch's output and what happened to each of its files.
 
-    ``documents`` counts every text file of the batch, ``bytes_read`` their bytes; for a
+    ``documents`` counts every text file of the batch, ``bytes_read`` their bytes (their
+    sizes as listed; for the store, as read); for a
     store, ``added``, ``replaced`` and ``unchanged`` split them (an unchanged file is read
     and hashed, not cut).
     """
@@ -77,8 +79,7 @@ class BatchResult:
     skips: list[tuple[str, str, str]] = field(default_factory=list)
     documents: int = 0
     bytes_read: int = 0
-    levels: list[np.ndarray] = field(default_factory=list)
-    sizes: list[np.ndarray] = field(default_factory=list)
+    sizes: _core.ChunkSizes = field(default_factory=_core.ChunkSizes)
     added: int = 0
     replaced: int = 0
     unchanged: int = 0
@@ -127,49 +128,37 @@ def read_file(file: File) -> tuple[bytes | None, tuple[str, str, str] | None]:
 
 
 def process_batch(chunkers: Chunkers, core_format: str, batch: Sequence[File]) -> BatchResult:
-    """Read, cut and write one batch (runs in a worker)."""
+    """Read, cut and write one batch (runs in a worker): each run of consecutive files cut by
+    one chunker is a single core call, which reads the files too (GIL released)."""
     result = BatchResult()
-    run: list[tuple[File, bytes]] = []
-    run_markdown = False
-
-    def flush() -> None:
-        if not run:
-            return
-        chunker = chunkers.markdown if run_markdown else chunkers.text
-        sources = [file.path for file, _ in run]
-        written, errors, levels, sizes = _core.write_documents(
+    start = 0
+    while start < len(batch):
+        markdown = chunkers.is_markdown(batch[start].path)
+        end = start + 1
+        while end < len(batch) and chunkers.is_markdown(batch[end].path) == markdown:
+            end += 1
+        run = batch[start:end]
+        start = end
+        chunker = chunkers.markdown if markdown else chunkers.text
+        sources = [file.path for file in run]
+        written, failures, sizes = _core.write_files(
             chunker._levels(),
-            [data for _, data in run],
+            sources,
             sources,
             chunker.fingerprint(),
             core_format,
+            sum(file.size for file in run),
         )
         document_ids = written.pop("document_ids") if core_format == "columns" else []
-        for (file, data), error in zip(run, errors, strict=True):
-            if error is None:
+        for file, failure in zip(run, failures, strict=True):
+            if failure is None:
                 result.documents += 1
-                result.bytes_read += len(data)
-            elif error.startswith("not UTF-8"):
-                result.skips.append((file.path, NOT_UTF8, error))
+                result.bytes_read += file.size
             else:
-                result.skips.append((file.path, NOT_CHUNKED, error))
+                kind, message = failure
+                result.skips.append((file.path, kind, message))
         result.parts.append(Part(written, sources, document_ids))
-        result.levels.append(levels)
-        result.sizes.append(sizes)
-        run.clear()
-
-    for file in batch:
-        data, skip = read_file(file)
-        if skip is not None:
-            result.skips.append(skip)
-            continue
-        assert data is not None
-        markdown = chunkers.is_markdown(file.path)
-        if run and markdown != run_markdown:
-            flush()
-        run_markdown = markdown
-        run.append((file, data))
-    flush()
+        result.sizes.merge(sizes)
     return result
 
 

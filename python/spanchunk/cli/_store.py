@@ -234,8 +234,7 @@ class StoreJob:
                 result.added += 1
             else:
                 result.replaced += 1
-            result.levels.append(spans[:, 0])
-            result.sizes.append(spans[:, 6] - spans[:, 5])
+            result.sizes.add_spans(spans)
         result.parts.append(Part(written, [], []))
         return result
 
