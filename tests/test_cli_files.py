@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -130,7 +131,8 @@ def test_file_gone_or_a_folder_when_read_is_unreadable(
     # error, worded as Python's OSError.strerror words it, for that file alone.
     real_batches = job.batches
 
-    def then_changed(files: list[job.File]) -> object:
+    def then_changed(files: Iterable[job.File]) -> object:
+        files = list(files)  # every file listed first
         (tree / "b.txt").unlink()
         (tree / "a.md").unlink()
         (tree / "a.md").mkdir()
@@ -300,3 +302,22 @@ def test_usage_errors(tmp_path: Path) -> None:
         with pytest.raises(SystemExit) as exited:
             run(*args)
         assert exited.value.code == 2, args
+
+
+def test_folders_are_walked_in_the_order_of_their_sorted_paths(tmp_path: Path) -> None:
+    # Files come as the walk goes, folder by folder: the order must still be that of
+    # sorting every path relative to the PATH, component by component.
+    root = tmp_path / "walk"
+    names = ["a/b.md", "a.txt", "a-b/x.md", "a/c/d.md", "B.md", "a/b/e.md", "z", "é.md"]
+    for name in names:
+        path = root / name
+        if path.exists():
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"Text of {name}.\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert run(str(root), "-o", str(out)) == 0
+    found = [Path(source).relative_to(root).parts for source in sources(out)]
+    listed = [path.relative_to(root).parts for path in root.rglob("*") if path.is_file()]
+    assert found == sorted(listed)
+    assert len(found) == len(names)

@@ -21,10 +21,10 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from spanchunk.cli._files import Globs, collect_files, glob_matches
+from spanchunk.cli._files import Globs, glob_matches, iter_files
 from spanchunk.cli._report import Reporter, Totals, summary
 from spanchunk.cli._writers import (
     OutputError,
@@ -378,12 +378,17 @@ def run_chunk(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         reporter.advance(len(batch), sum(file.size for file in batch))
 
     try:
-        files = collect_files(
+        listing = iter_files(
             args.paths, Globs(tuple(args.include), tuple(args.exclude)), reporter.skip
         )
-        reporter.start(len(files), sum(file.size for file in files))
+        files: list[File] = []
+        if reporter.draws_bar():
+            # The bar needs the totals first; elsewhere, files are cut as they are found.
+            files = list(listing)
+            reporter.start(len(files), sum(file.size for file in files))
+            listing = iter(files)
         workers = args.workers or default_workers()
-        run_batches(files, job, workers, args.pool, consume)
+        run_batches(_kept(listing, files), job, workers, args.pool, consume)
         reporter.close()
         if isinstance(writer, SqliteWriter):
             _gone(writer, args, files, totals)
@@ -403,6 +408,16 @@ def run_chunk(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     print(summary(totals, time.perf_counter() - started), file=stderr)
     return EXIT_OK
+
+
+def _kept(listing: Iterator[File], files: list[File]) -> Iterator[File]:
+    """The files of ``listing``, each also added to ``files`` (unless it holds them all)."""
+    if files:
+        yield from listing
+        return
+    for file in listing:
+        files.append(file)
+        yield file
 
 
 def _open_output(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -106,6 +106,11 @@ def _reason(error: OSError) -> str:
 
 
 def collect_files(paths: Iterable[str], globs: Globs, report_skip: ReportSkip) -> list[File]:
+    """The files to chunk, in order, as a list (see :func:`iter_files`)."""
+    return list(iter_files(paths, globs, report_skip))
+
+
+def iter_files(paths: Iterable[str], globs: Globs, report_skip: ReportSkip) -> Iterator[File]:
     """The files to chunk, in order: each PATH as given, folders expanded in sorted order.
 
     Inside folders, hidden entries (names starting with ".") and anything that is not a
@@ -113,16 +118,19 @@ def collect_files(paths: Iterable[str], globs: Globs, report_skip: ReportSkip) -
     PATH named explicitly is chunked whatever the globs say. A PATH that is missing, or
     given explicitly but not a regular file, a folder that cannot be read, and a broken link
     inside a folder are reported. A file reached twice is chunked once.
+
+    Files come as the folders are read, so the run cuts the first ones while the walk goes
+    on (listing 4,660 files first had been a tenth of a 100 MB run, before any cutting).
     """
-    files: list[File] = []
     # Files by device and inode (os.path.realpath per file cost a fifth of a small run).
     seen: set[tuple[int, int]] = set()
 
-    def add(path: str, info: os.stat_result) -> None:
+    def new(info: os.stat_result) -> bool:
         key = (info.st_dev, info.st_ino)
-        if key not in seen:
-            seen.add(key)
-            files.append(File(path, info.st_size))
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
 
     for path in paths:
         try:
@@ -135,49 +143,52 @@ def collect_files(paths: Iterable[str], globs: Globs, report_skip: ReportSkip) -
                 report_skip(path, kind, _reason(error))
             continue
         if stat.S_ISDIR(info.st_mode):
-            for file, file_info in _walk_folder(path, globs, report_skip):
-                add(file.path, file_info)
+            for file, file_info in _walk_folder(path, (), globs, report_skip):
+                if new(file_info):
+                    yield file
         elif stat.S_ISREG(info.st_mode):
-            add(path, info)
+            if new(info):
+                yield File(path, info.st_size)
         else:
             report_skip(path, NOT_REGULAR, "not a regular file")
-    return files
 
 
 def _walk_folder(
-    root: str, globs: Globs, report_skip: ReportSkip
-) -> list[tuple[File, os.stat_result]]:
-    def on_error(error: OSError) -> None:
-        report_skip(str(error.filename or root), UNREADABLE, _reason(error))
-
-    found: list[tuple[tuple[str, ...], File, os.stat_result]] = []
-    for folder, dirnames, filenames in os.walk(root, onerror=on_error):
-        relative_folder = os.path.relpath(folder, root)
-        parts = () if relative_folder == "." else tuple(relative_folder.split(os.sep))
-        kept = []
-        for name in dirnames:
-            if _is_hidden(name):
+    folder: str, parts: tuple[str, ...], globs: Globs, report_skip: ReportSkip
+) -> Iterator[tuple[File, os.stat_result]]:
+    """The regular files under ``folder`` (``parts``: its path relative to the PATH), in the
+    order of their relative paths, name by name: a folder's entries sorted by name, each
+    folder entered where its name comes (the order of sorting every relative path)."""
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError as error:
+        report_skip(str(error.filename or folder), UNREADABLE, _reason(error))
+        return
+    for entry in entries:
+        name = entry.name
+        if _is_hidden(name):
+            continue
+        relative = (*parts, name)
+        try:
+            # A link to a folder is not followed, as os.walk does not.
+            is_folder = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            is_folder = False
+        if is_folder:
+            if globs.exclude and globs.excludes("/".join(relative)):
                 continue
-            if globs.exclude and globs.excludes("/".join((*parts, name))):
-                continue
-            kept.append(name)
-        dirnames[:] = kept
-        for name in filenames:
-            if _is_hidden(name):
-                continue
-            relative = (*parts, name)
-            if (globs.include or globs.exclude) and not globs.picks("/".join(relative)):
-                continue
-            path = os.path.join(folder, name)
-            try:
-                info = os.stat(path)
-            except OSError as error:  # a dangling link, or a file removed meanwhile
-                if os.path.islink(path) and isinstance(error, FileNotFoundError):
-                    report_skip(path, MISSING, "broken symbolic link")
-                else:
-                    report_skip(path, UNREADABLE, _reason(error))
-                continue
-            if stat.S_ISREG(info.st_mode):
-                found.append((relative, File(path, info.st_size), info))
-    found.sort(key=lambda item: item[0])
-    return [(file, info) for _, file, info in found]
+            yield from _walk_folder(entry.path, relative, globs, report_skip)
+            continue
+        if (globs.include or globs.exclude) and not globs.picks("/".join(relative)):
+            continue
+        try:
+            info = os.stat(entry.path)
+        except OSError as error:  # a dangling link, or a file removed meanwhile
+            if entry.is_symlink() and isinstance(error, FileNotFoundError):
+                report_skip(entry.path, MISSING, "broken symbolic link")
+            else:
+                report_skip(entry.path, UNREADABLE, _reason(error))
+            continue
+        if stat.S_ISREG(info.st_mode):
+            yield File(entry.path, info.st_size), info

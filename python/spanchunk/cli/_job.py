@@ -19,7 +19,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -93,7 +93,7 @@ class BatchJob(Protocol):
         ...
 
 
-def batches(files: Sequence[File]) -> Iterator[list[File]]:
+def batches(files: Iterable[File]) -> Iterator[list[File]]:
     """Consecutive runs of files of about ``BATCH_BYTES`` in all (a larger file alone)."""
     batch: list[File] = []
     size = 0
@@ -189,7 +189,7 @@ def _process_batch_in_process(batch: Sequence[File]) -> BatchResult:
 
 
 def run_batches(
-    files: Sequence[File],
+    files: Iterable[File],
     job: BatchJob,
     workers: int,
     pool: str,

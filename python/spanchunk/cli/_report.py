@@ -87,9 +87,14 @@ class Reporter:
         else:
             print(message, file=self.stream, flush=True)
 
+    def draws_bar(self) -> bool:
+        """Whether a run may draw a progress bar (stderr is a terminal): its files are
+        listed before the run starts, for the bar's totals."""
+        return _isatty(self.stream)
+
     def start(self, files: int, total_bytes: int) -> None:
         """Draw a progress bar when stderr is a terminal and the run is not tiny."""
-        if not _isatty(self.stream) or (
+        if not self.draws_bar() or (
             files < PROGRESS_MIN_FILES and total_bytes < PROGRESS_MIN_BYTES
         ):
             return
