@@ -26,12 +26,25 @@ pub enum Skip {
 /// # Errors
 /// The [`Skip`] that applies: unreadable, changed while read, or binary.
 pub fn read_text_file(path: &Path) -> Result<Vec<u8>, Skip> {
+    let mut data = Vec::new();
+    read_text_file_into(path, &mut data)?;
+    Ok(data)
+}
+
+/// [`read_text_file`] into `data` (emptied first): one buffer for a batch's files, whose
+/// pages are mapped once, where a new buffer per file faulted in every page of every large
+/// file again.
+///
+/// # Errors
+/// The [`Skip`] that applies: unreadable, changed while read, or binary.
+pub fn read_text_file_into(path: &Path, data: &mut Vec<u8>) -> Result<(), Skip> {
+    data.clear();
     let mut file = std::fs::File::open(path).map_err(Skip::Unreadable)?;
     let before = file.metadata().map_err(Skip::Unreadable)?;
     // One more byte than the size, so that a file that grew is read past it and caught.
     let expected = usize::try_from(before.len()).unwrap_or(0);
-    let mut data = Vec::with_capacity(expected.saturating_add(1));
-    file.read_to_end(&mut data).map_err(Skip::Unreadable)?;
+    data.reserve(expected.saturating_add(1));
+    file.read_to_end(data).map_err(Skip::Unreadable)?;
     let after = file.metadata().map_err(Skip::Unreadable)?;
     let same_time = match (before.modified(), after.modified()) {
         (Ok(first), Ok(second)) => first == second,
@@ -43,7 +56,7 @@ pub fn read_text_file(path: &Path) -> Result<Vec<u8>, Skip> {
     if memchr::memchr(0, &data[..data.len().min(BINARY_PROBE)]).is_some() {
         return Err(Skip::Binary);
     }
-    Ok(data)
+    Ok(())
 }
 
 #[cfg(test)]

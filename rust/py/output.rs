@@ -19,7 +19,7 @@ use crate::engine::{tree, Splitter};
 use crate::ids;
 use crate::output::columns::{self, Columns};
 use crate::output::sizes::ChunkSizes;
-use crate::output::{files, jsonl, Document};
+use crate::output::{self, files, jsonl, Document};
 
 /// Registers the functions and classes of this file in the `_core` module.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -70,6 +70,12 @@ impl PyJsonlBatch {
     fn write_to(&self, py: Python<'_>, fd: i32) -> PyResult<()> {
         let written = py.detach(|| write_all(fd, &self.records));
         written.map_err(|error| os_error(py, &error))
+    }
+}
+
+impl Drop for PyJsonlBatch {
+    fn drop(&mut self) {
+        output::recycle(std::mem::take(&mut self.records));
     }
 }
 
@@ -222,21 +228,12 @@ fn not_utf8(data: &[u8], error: &std::str::Utf8Error) -> String {
     format!("not UTF-8 (byte 0x{:02x} at offset {at})", data[at])
 }
 
-/// A document's bytes, or why there are none.
-enum Input<'a> {
-    Bytes(&'a [u8]),
-    Read(Vec<u8>),
-    Skipped(files::Skip),
-}
-
-impl Input<'_> {
-    fn bytes(&self) -> Option<&[u8]> {
-        match self {
-            Self::Bytes(bytes) => Some(bytes),
-            Self::Read(bytes) => Some(bytes),
-            Self::Skipped(_) => None,
-        }
-    }
+/// Where a batch's documents come from.
+enum Inputs<'a> {
+    /// Their bytes.
+    Bytes(&'a [PyBackedBytes]),
+    /// The files to read them from.
+    Files(&'a [PathBuf]),
 }
 
 fn output_format(format: &str) -> PyResult<bool> {
@@ -279,8 +276,14 @@ fn write_documents<'py>(
     let owned = splitters(&levels);
     let expected = datas.iter().map(|data| data.len()).sum();
     let (written, failures, sizes) = super::detach(py, || {
-        let inputs = datas.iter().map(|data| Input::Bytes(data));
-        write_batch(&owned, inputs, &sources, fingerprint, as_columns, expected)
+        write_batch(
+            &owned,
+            Inputs::Bytes(&datas),
+            &sources,
+            fingerprint,
+            as_columns,
+            expected,
+        )
     })?;
     finish(py, written, failures, sizes)
 }
@@ -305,10 +308,7 @@ fn write_files<'py>(
     let as_columns = output_format(format)?;
     let owned = splitters(&levels);
     let (written, failures, sizes) = super::detach(py, || {
-        let inputs = paths.iter().map(|path| match files::read_text_file(path) {
-            Ok(data) => Input::Read(data),
-            Err(skip) => Input::Skipped(skip),
-        });
+        let inputs = Inputs::Files(&paths);
         write_batch(
             &owned,
             inputs,
@@ -322,9 +322,9 @@ fn write_files<'py>(
 }
 
 /// The GIL-free part of `write_documents` and `write_files`: every input cut and written.
-fn write_batch<'a>(
+fn write_batch(
     owned: &[impl AsRef<Splitter>],
-    inputs: impl Iterator<Item = Input<'a>>,
+    inputs: Inputs<'_>,
     sources: &[PyBackedStr],
     fingerprint: &str,
     as_columns: bool,
@@ -333,27 +333,40 @@ fn write_batch<'a>(
     let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
     // JSON Lines run at about 3.2x the text (parents and children repeat it, plus keys):
     // reserved once (pages not written are never touched), not grown record by record.
-    let mut jsonl_out = Vec::with_capacity(if as_columns {
+    let mut jsonl_out = output::buffer(if as_columns {
         0
     } else {
         expected_bytes * 7 / 2
     });
+    // One buffer for every file of the batch (see `files::read_text_file_into`).
+    let mut file_bytes = Vec::new();
     let mut columns = Columns::default();
     let mut failures = Vec::with_capacity(sources.len());
     let mut sizes = ChunkSizes::default();
     // The document id of each position (empty where the document failed).
     let mut document_ids = vec![String::new(); sources.len()];
-    for (position, (input, source)) in inputs.zip(sources).enumerate() {
-        let Some(data) = input.bytes() else {
-            failures.push(Some(match input {
-                Input::Skipped(files::Skip::Unreadable(error)) => Failure::Unreadable(error),
-                Input::Skipped(files::Skip::Changed) => Failure::Message(
-                    CHANGED,
-                    "the file changed while it was read; run again".to_owned(),
-                ),
-                _ => Failure::Message(BINARY, "binary (a NUL byte in the first 8 KB)".to_owned()),
-            }));
-            continue;
+    for (position, source) in sources.iter().enumerate() {
+        let data: &[u8] = match inputs {
+            Inputs::Bytes(datas) => &datas[position],
+            Inputs::Files(paths) => {
+                match files::read_text_file_into(&paths[position], &mut file_bytes) {
+                    Ok(()) => &file_bytes,
+                    Err(skip) => {
+                        failures.push(Some(match skip {
+                            files::Skip::Unreadable(error) => Failure::Unreadable(error),
+                            files::Skip::Changed => Failure::Message(
+                                CHANGED,
+                                "the file changed while it was read; run again".to_owned(),
+                            ),
+                            files::Skip::Binary => Failure::Message(
+                                BINARY,
+                                "binary (a NUL byte in the first 8 KB)".to_owned(),
+                            ),
+                        }));
+                        continue;
+                    }
+                }
+            }
         };
         // The SIMD check first; the standard library's only to say where a file is not UTF-8.
         let checked = simdutf8::basic::from_utf8(data).or_else(|_| std::str::from_utf8(data));
