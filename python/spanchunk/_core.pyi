@@ -149,3 +149,32 @@ def chunk_documents(
 ) -> list[tuple[list[Chunk], int]]: ...
 def text_id(text: str) -> str: ...
 def _panic_for_tests(message: str, workers: int = 0) -> None: ...
+
+@final
+class ModelShape:
+    def __new__(
+        cls,
+        model: type,
+        fields: dict[str, Any],
+        id_key: str,
+        text_key: str,
+        metadata_key: str,
+        fields_set: set[str] | None = None,
+    ) -> ModelShape: ...
+    def build(self, id: str, text: str, metadata: dict[str, Any]) -> Any: ...
+
+def langchain_documents(
+    shape: ModelShape,
+    groups: Sequence[
+        tuple[Sequence[Chunk], Mapping[str, Any], int | None, int, int, str | None, str | None]
+    ],
+) -> list[Any]: ...
+def haystack_documents(
+    shape: ModelShape,
+    chunks: Sequence[Chunk],
+    base: Mapping[str, Any],
+    block_sizes: Sequence[int],
+    source_id: str,
+    top_parent: str | None,
+    page_breaks: Sequence[int],
+) -> tuple[list[Any], list[str]]: ...

@@ -104,6 +104,11 @@ class PageNumbers:
                 position = text.find("\f", position + 1)
         self._breaks = breaks
 
+    @property
+    def breaks(self) -> list[int]:
+        """The char offsets of the form feeds, in order."""
+        return self._breaks
+
     def at(self, start_char: int) -> int:
         """1 + the number of form feeds before ``start_char``."""
         if not self._breaks:

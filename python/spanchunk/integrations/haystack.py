@@ -45,12 +45,13 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import bisect
 import copy
 from collections.abc import Iterable
 from dataclasses import fields, replace
 from typing import Any
 
-from spanchunk import Chunk, HierarchicalChunker
+from spanchunk import Chunk, HierarchicalChunker, _core
 from spanchunk import Document as SpanDocument
 from spanchunk.integrations._common import PageNumbers, Unit, hierarchical_chunker, missing_extra
 
@@ -66,16 +67,34 @@ _SCALARS = (str, int, float, bool, type(None))
 # Performance notes
 # -----------------
 # Haystack's ``Document`` goes through a metaclass ``__call__`` (which drops legacy fields),
-# the dataclass ``__init__`` and ``__post_init__`` (type checks, the id): about 9 us, a third
-# of this component's cost per chunk, for values that are already right. ``_make_document``
-# fills the dataclass's ``__dict__`` directly (about 1 us; inlined in the loop, about 0.5);
-# the shortcut is checked once at import against a document built normally (fields,
-# ``to_dict``, equality), and the normal constructor is used whenever they differ. Each
-# chunk's meta is a copy of one template per document (the document's meta, then the tree
-# keys in their order) with the chunk's values stored into it, about half the cost of
-# building it with ``{**meta, ...}``.
+# the dataclass ``__init__`` and ``__post_init__`` (type checks; the id, only when none is
+# given): about 9 us, for values that are already right. A Python loop filling the
+# dataclass's ``__dict__`` and each chunk's meta from a template still cost 10-15 us per
+# chunk on a loaded 2-core machine. The documents are now made in the Rust core, one call
+# per document (``_core.haystack_documents``, see rust/py/frameworks.rs): the instance from
+# the class's own ``tp_new``, ``__dict__`` a copy of one template, the meta a copy of one
+# template per document with the chunk's values stored in place; well under 1 us per chunk.
+# The shortcut is checked once at import against documents built normally (fields,
+# ``to_dict``, equality, meta key order), and the normal constructor is used whenever they
+# differ. The root (one per document) is filled in Python the same way.
 _new = object.__new__
 _set = object.__setattr__
+_FIELDS = [field.name for field in fields(Document)]
+_SHAPE = _core.ModelShape(
+    Document,
+    {
+        "id": None,
+        "content": None,
+        "blob": None,
+        "meta": None,
+        "score": None,
+        "embedding": None,
+        "sparse_embedding": None,
+    },
+    "id",
+    "content",
+    "meta",
+)
 
 
 def _constructed(id: str, content: str, meta: dict[str, Any]) -> Document:
@@ -93,39 +112,85 @@ def _dict_setter() -> Any:
 _set_dict = _dict_setter()
 
 
-def _filled(id: str, content: str, meta: dict[str, Any]) -> Document:
-    document = _new(Document)
-    _set_dict(
-        document,
-        {
-            "id": id,
-            "content": content,
-            "blob": None,
-            "meta": meta,
-            "score": None,
-            "embedding": None,
-            "sparse_embedding": None,
-        },
-    )
-    return document
+# One document's tree and how to write it: its chunks (levels top first), the meta they
+# copy, the block sizes (top first), the document's id, the top chunks' parent id (the root's
+# id, or None) and the char offsets of the form feeds.
+_Tree = tuple[list[Chunk], dict[str, Any], list[int], str, str | None, list[int]]
 
 
-def _same_layout() -> bool:
+def _constructed_tree(tree: _Tree) -> tuple[list[Document], list[str]]:
+    """One document's tree through Haystack's constructor (the reference path)."""
+    chunks, meta, sizes, root_id, top_parent, page_breaks = tree
+    deep = not all(isinstance(value, _SCALARS) for value in meta.values())
+    depth_of_leaves = len(sizes)
+    out: list[Document] = []
+    top_ids: list[str] = []
+    for chunk in chunks:
+        depth = depth_of_leaves - chunk.level
+        parent_id = chunk.parent_id
+        if parent_id is None:
+            top_ids.append(chunk.id)
+        # The document's meta, then the tree keys in their order (a key already in the meta
+        # keeps its place and takes the chunk's value).
+        meta_fields = {
+            **(copy.deepcopy(meta) if deep else meta),
+            "__level": depth,
+            "__block_size": sizes[depth - 1],
+            "__parent_id": parent_id if parent_id is not None else top_parent,
+            "__children_ids": list(chunk.child_ids),
+            "source_id": root_id,
+            "page_number": 1 + bisect.bisect_left(page_breaks, chunk.start_char),
+            "split_id": chunk.index,
+            "split_idx_start": chunk.start_char,
+            "split_idx_end": chunk.end_char,
+            "start_byte": chunk.start_byte,
+            "end_byte": chunk.end_byte,
+        }
+        headings = chunk.metadata.get("headings")
+        if headings is not None:
+            meta_fields["headings"] = list(headings)
+        out.append(_constructed(chunk.id, chunk.text, meta_fields))
+    return out, top_ids
+
+
+def _filled_root(values: dict[str, Any]) -> Document:
+    root = _new(Document)
+    _set_dict(root, values)
+    return root
+
+
+def _same_layout(shape: Any = _SHAPE) -> bool:
+    """Whether the core's documents (made by ``shape``) and a filled root are the
+    constructor's, on probes of every key, with shallow and deep-copied meta."""
     try:
-        built = _constructed("id", "probe", {"key": 1})
-        filled = _filled("id", "probe", {"key": 1})
+        parent = Chunk("p1", "probe text", "doc", 0, 1, 0, 10, 0, 10, None, ("c1",))
+        child = Chunk("c1", "probe", "doc", 0, 0, 6, 11, 6, 11, "p1", (), {"headings": ("H",)})
+        for meta in ({"key": 1, "__level": "stale"}, {"tags": ["a"]}):
+            arguments: _Tree = ([parent, child], meta, [20, 10], "doc", "root", [3])
+            built, top_ids = _core.haystack_documents(shape, *arguments)
+            expected, expected_top = _constructed_tree(arguments)
+            if top_ids != expected_top or len(built) != len(expected):
+                return False
+            for reference, filled in zip(expected, built, strict=True):
+                if not (
+                    type(reference) is type(filled)
+                    and list(reference.__dict__.items()) == list(filled.__dict__.items())
+                    and list(reference.meta.items()) == list(filled.meta.items())
+                    and list(filled.__dict__) == _FIELDS
+                    and reference.to_dict() == filled.to_dict()
+                    and reference == filled
+                ):
+                    return False
+        root = _constructed("id", "probe", {"key": 1})
         return (
-            list(built.__dict__.items()) == list(filled.__dict__.items())
-            and [field.name for field in fields(Document)] == list(filled.__dict__)
-            and built.to_dict() == filled.to_dict()
-            and built == filled
+            list(_filled_root(dict(root.__dict__)).__dict__.items()) == list(root.__dict__.items())
+            and _filled_root(dict(root.__dict__)) == root
         )
     except Exception:  # any surprise: keep the constructor
         return False
 
 
-_make_document = _filled if _same_layout() else _constructed
-_FIELDS = [field.name for field in fields(Document)]
+_FAST = _same_layout()
 
 
 @component
@@ -216,74 +281,19 @@ class SpanchunkDocumentSplitter:
                 "content (convert it to text first)"
             )
         chunks = self._chunker.chunk_tree(SpanDocument(text, id=document.id))
-        sizes = self.block_sizes
-        depth_of_leaves = len(sizes)
-        meta = document.meta
-        # Meta with only scalars is copied shallowly (the same thing as a deep copy, cheaper).
-        deep = not all(isinstance(value, _SCALARS) for value in meta.values())
-        at_page = PageNumbers(text).at
         root_id = document.id
-        top_parent = root_id if self.include_root else None
-        top_ids: list[str] = []
-        out: list[Document] = []
-        fill = _make_document is _filled
-        # The meta template: the document's meta, then the tree keys in the order every
-        # chunk gets them (a key already in the meta keeps its place, the chunk's value).
-        template = {
-            **meta,
-            "__level": 0,
-            "__block_size": 0,
-            "__parent_id": None,
-            "__children_ids": None,
-            "source_id": root_id,
-            "page_number": 1,
-            "split_id": 0,
-            "split_idx_start": 0,
-            "split_idx_end": 0,
-            "start_byte": 0,
-            "end_byte": 0,
-        }
-        for chunk in chunks:
-            depth = depth_of_leaves - chunk.level
-            chunk_id = chunk.id
-            parent_id = chunk.parent_id
-            start_char = chunk.start_char
-            meta_fields = template.copy()
-            if deep:  # the meta's own values, copied afresh for every chunk
-                meta_fields.update(copy.deepcopy(meta))
-            meta_fields["__level"] = depth
-            meta_fields["__block_size"] = sizes[depth - 1]
-            meta_fields["__parent_id"] = parent_id if parent_id is not None else top_parent
-            meta_fields["__children_ids"] = list(chunk.child_ids)
-            meta_fields["source_id"] = root_id
-            meta_fields["page_number"] = at_page(start_char)
-            meta_fields["split_id"] = chunk.index
-            meta_fields["split_idx_start"] = start_char
-            meta_fields["split_idx_end"] = chunk.end_char
-            meta_fields["start_byte"] = chunk.start_byte
-            meta_fields["end_byte"] = chunk.end_byte
-            headings = chunk.metadata.get("headings")
-            if headings is not None:
-                meta_fields["headings"] = list(headings)
-            if parent_id is None:
-                top_ids.append(chunk_id)
-            if fill:  # _filled, inlined: a call per chunk is a tenth of the loop
-                built = _new(Document)
-                _set_dict(
-                    built,
-                    {
-                        "id": chunk_id,
-                        "content": chunk.text,
-                        "blob": None,
-                        "meta": meta_fields,
-                        "score": None,
-                        "embedding": None,
-                        "sparse_embedding": None,
-                    },
-                )
-                out.append(built)
-            else:
-                out.append(_make_document(chunk_id, chunk.text, meta_fields))
+        arguments: _Tree = (
+            chunks,
+            document.meta,
+            self.block_sizes,
+            root_id,
+            root_id if self.include_root else None,
+            PageNumbers(text).breaks,
+        )
+        if _FAST:
+            out, top_ids = _core.haystack_documents(_SHAPE, *arguments)
+        else:
+            out, top_ids = _constructed_tree(arguments)
         if self.split_overlap > 0:
             _mark_overlaps(chunks, out)
         if not self.include_root:
@@ -319,10 +329,8 @@ def _root(document: Document, top_ids: list[str]) -> Document:
         {"__block_size": 0, "__parent_id": None, "__children_ids": top_ids, "__level": 0}
     )
     values = document.__dict__
-    if _make_document is _filled and type(document) is Document and list(values) == _FIELDS:
-        root = _new(Document)
-        _set_dict(root, {**values, "meta": root_meta})
-        return root
+    if _FAST and type(document) is Document and list(values) == _FIELDS:
+        return _filled_root({**values, "meta": root_meta})
     return replace(document, meta=root_meta)
 
 
