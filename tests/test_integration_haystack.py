@@ -312,3 +312,24 @@ def test_the_constructor_fallback_gives_the_same_documents(
         assert made == built and made.to_dict() == built.to_dict()
     assert {doc.meta.get("page_number") for doc in fast} == {None, 1, 2}  # roots: None
     assert any("headings" in doc.meta for doc in fast)
+
+
+def test_one_core_call_registers_what_chunk_tree_registers(monkeypatch: pytest.MonkeyPatch) -> None:
+    documents = [Document(content="# T\n\n" + REPEATED, meta={"name": "a"})]
+
+    def registered() -> tuple[list[Document], list[tuple[object, ...]]]:
+        splitter = SpanchunkDocumentSplitter(block_sizes=[300, 120, 40], markdown=True)
+        docs = splitter.run(documents)["documents"]
+        parents = splitter._chunker.parents
+        stored = [
+            (c.id, c.text, c.level, c.parent_id, c.child_ids, dict(c.metadata)) for c in parents
+        ]
+        return docs, stored
+
+    fast, fast_stored = registered()
+    monkeypatch.setattr(haystack, "_FAST", False)
+    slow, slow_stored = registered()
+    assert fast == slow and [list(d.meta.items()) for d in fast] == [
+        list(d.meta.items()) for d in slow
+    ]
+    assert fast_stored == slow_stored and len(fast_stored) > 5

@@ -337,3 +337,34 @@ def test_the_constructor_fallback_gives_the_same_documents(
         assert made == built and made.model_dump() == built.model_dump()
     assert any("headings" in doc.metadata for doc in fast)
     assert any("child_ids" in doc.metadata for doc in fast)
+
+
+@pytest.mark.parametrize("children", [False, True])
+def test_one_core_call_registers_what_chunk_tree_registers(
+    children: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "# Title\n\n" + REPEATED + "\n\n## Part\n\n" + REPEATED[:300]
+    documents = [Document(text, id="doc", metadata={"source": "a"}), Document(REPEATED[:90])]
+
+    def registered() -> tuple[list[Document], list[tuple[object, ...]]]:
+        chunker = HierarchicalChunker(
+            [300, 120, 40],
+            chunkers=["markdown", None, None],
+            registry=ParentRegistry(children=children),
+        )
+        docs = tree_documents(documents, chunker)
+        stored = [
+            (c.id, c.text, c.level, c.start_char, c.parent_id, c.child_ids, dict(c.metadata))
+            for c in chunker.parents
+        ]
+        return docs, stored
+
+    fast, fast_stored = registered()
+    monkeypatch.setattr(langchain, "_FAST", False)
+    slow, slow_stored = registered()
+    assert [list(d.metadata.items()) for d in fast] == [list(d.metadata.items()) for d in slow]
+    assert fast == slow
+    assert fast_stored == slow_stored
+    assert len(fast_stored) == (
+        len(fast) if children else sum(d.metadata["level"] > 0 for d in fast)
+    )

@@ -163,12 +163,22 @@ class ModelShape:
     ) -> ModelShape: ...
     def build(self, id: str, text: str, metadata: dict[str, Any]) -> Any: ...
 
+_LangChainWriting = tuple[Mapping[str, Any], int | None, int, int, str | None, str | None]
+
 def langchain_documents(
-    shape: ModelShape,
-    groups: Sequence[
-        tuple[Sequence[Chunk], Mapping[str, Any], int | None, int, int, str | None, str | None]
-    ],
+    shape: ModelShape, groups: Sequence[tuple[Sequence[Chunk], _LangChainWriting]]
 ) -> list[Any]: ...
+def langchain_cut(
+    shape: ModelShape,
+    levels: Sequence[Splitter],
+    fingerprint: str,
+    texts: Sequence[str],
+    document_ids: Sequence[str | None],
+    metadatas: Sequence[Mapping[str, Any] | None],
+    writings: Sequence[_LangChainWriting],
+    leaves_only: bool,
+    keep_children: bool,
+) -> tuple[list[Any], list[Chunk]]: ...
 def haystack_documents(
     shape: ModelShape,
     chunks: Sequence[Chunk],
@@ -178,3 +188,16 @@ def haystack_documents(
     top_parent: str | None,
     page_breaks: Sequence[int],
 ) -> tuple[list[Any], list[str]]: ...
+def haystack_cut(
+    shape: ModelShape,
+    levels: Sequence[Splitter],
+    fingerprint: str,
+    text: str,
+    document_id: str | None,
+    base: Mapping[str, Any],
+    block_sizes: Sequence[int],
+    source_id: str,
+    top_parent: str | None,
+    page_breaks: Sequence[int],
+    keep_children: bool,
+) -> tuple[list[Any], list[str], list[Chunk]]: ...

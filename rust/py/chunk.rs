@@ -22,7 +22,7 @@ static EMPTY_METADATA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// `text[start_char:end_char]` as a new str, copied from the str's own storage: no UTF-8 round
 /// trip, and CPython gives the slice the narrowest representation that holds it.
-fn substring<'py>(
+pub(super) fn substring<'py>(
     text: &Bound<'py, PyString>,
     start_char: usize,
     end_char: usize,
@@ -176,7 +176,7 @@ pub(super) struct DocumentRows {
 }
 
 /// A chunk id as a str: 16 lowercase hex digits, formatted without a heap buffer.
-fn id_string(py: Python<'_>, id: u64) -> Bound<'_, PyString> {
+pub(super) fn id_string(py: Python<'_>, id: u64) -> Bound<'_, PyString> {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut buffer = [0_u8; 16];
     for (position, digit) in buffer.iter_mut().enumerate() {
@@ -219,7 +219,7 @@ fn filled<T>(py: Python<'_>, value: T) -> PyOnceLock<T> {
 
 impl DocumentRows {
     /// The id number of row `row` (`ids::chunk_id` spells it in hex).
-    fn id(&self, row: usize) -> u64 {
+    pub(super) fn id(&self, row: usize) -> u64 {
         self.rows.id(&self.document_key, &self.fingerprint, row)
     }
 }
@@ -249,6 +249,20 @@ impl PyChunk {
             end_byte: span.end_byte,
             metadata,
         }
+    }
+
+    /// The chunk with its id and text already made (a caller that made them for another
+    /// object too).
+    pub(super) fn with_id_and_text(
+        self,
+        py: Python<'_>,
+        id: Py<PyString>,
+        text: Py<PyString>,
+    ) -> Self {
+        // New locks are empty, so `set` cannot fail.
+        let _ = self.id.set(py, id);
+        let _ = self.text.set(py, text);
+        self
     }
 
     /// The document rows a lazy field is made from: always there when a field is still

@@ -28,7 +28,11 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PySet, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
-use super::chunk::PyChunk;
+use std::sync::Arc;
+
+use super::chunk::{frozen_metadata, id_string, substring, DocumentRows, PyChunk};
+use super::documents::{cut_documents, CutDocument, HeadingPaths};
+use super::splitter::PySplitter;
 
 static DEEPCOPY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
@@ -262,8 +266,8 @@ impl<'py> Headings<'py> {
         }
     }
 
-    fn of(&mut self, chunk: &PyChunk, py: Python<'py>) -> PyResult<Option<Bound<'py, PyList>>> {
-        let mapping = chunk.metadata.bind(py);
+    fn of(&mut self, mapping: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyList>>> {
+        let py = mapping.py();
         if !self.mapping.as_ref().is_some_and(|seen| seen.is(mapping)) {
             let found = mapping.call_method1(intern!(py, "get"), (intern!(py, "headings"),))?;
             self.headings = (!found.is_none()).then_some(found);
@@ -283,12 +287,130 @@ impl<'py> Headings<'py> {
     }
 }
 
-/// One document's chunks for `langchain_documents`: the chunks, the metadata they copy, the
-/// level to write instead of `Chunk.level` (a flat splitter's role), the offsets of the text
-/// in its source, and the document id and parent id to write instead of the chunks' own (a
-/// parent split again).
-type LangChainGroup<'py> = (
-    Vec<Bound<'py, PyChunk>>,
+/// What a framework object is made from, for one chunk: read from a `Chunk` (its fields,
+/// made once and kept in it) or straight from the rows of a document just cut (each id made
+/// once, for the row itself, its parent's children and its children's parent).
+struct RowView<'py> {
+    id: Bound<'py, PyString>,
+    text: Bound<'py, PyString>,
+    document_id: Bound<'py, PyString>,
+    parent_id: Option<Bound<'py, PyString>>,
+    /// None for a leaf (no list is made that nobody writes).
+    child_ids: Option<Bound<'py, PyList>>,
+    /// The chunk's read-only metadata (where a Markdown heading path is).
+    mapping: Bound<'py, PyAny>,
+    index: usize,
+    level: usize,
+    start_char: usize,
+    end_char: usize,
+    start_byte: usize,
+    end_byte: usize,
+}
+
+impl<'py> RowView<'py> {
+    fn of_chunk(bound: &Bound<'py, PyChunk>) -> PyResult<Self> {
+        let py = bound.py();
+        let chunk = bound.get();
+        let children = chunk.child_ids_tuple(py)?;
+        Ok(Self {
+            id: chunk.id_str(py)?.clone(),
+            text: chunk.text_str(py)?.clone(),
+            document_id: chunk.document_id.bind(py).clone(),
+            parent_id: chunk.parent_id_str(py)?.cloned(),
+            child_ids: (!children.is_empty()).then(|| children.to_list()),
+            mapping: chunk.metadata.bind(py).clone(),
+            index: chunk.index,
+            level: chunk.level,
+            start_char: chunk.start_char,
+            end_char: chunk.end_char,
+            start_byte: chunk.start_byte,
+            end_byte: chunk.end_byte,
+        })
+    }
+}
+
+/// The rows of one document just cut, as views, in row order (levels top first); the rows
+/// the registry gets (those above the leaves, or every row with `keep_children`) also become
+/// `Chunk` objects, appended to `stored`, as `chunk_documents` would make them.
+fn cut_views<'py>(
+    text: &Bound<'py, PyString>,
+    document: CutDocument<'py>,
+    metadata: Option<&Bound<'py, PyAny>>,
+    fingerprint: &Arc<str>,
+    keep_children: bool,
+    stored: &Bound<'py, PyList>,
+) -> PyResult<Vec<RowView<'py>>> {
+    let py = text.py();
+    let CutDocument {
+        document_id,
+        key,
+        rows,
+        outline,
+    } = document;
+    let shared_metadata = frozen_metadata(py, metadata)?;
+    let mut paths = outline
+        .as_ref()
+        .map(|outline| HeadingPaths::new(outline, &shared_metadata));
+    let shared = Arc::new(DocumentRows {
+        text: text.clone().unbind(),
+        document_key: key,
+        fingerprint: Arc::clone(fingerprint),
+        rows,
+    });
+    let rows = &shared.rows;
+    let ids: Vec<Bound<'py, PyString>> = (0..rows.rows.len())
+        .map(|row| id_string(py, shared.id(row)))
+        .collect();
+    let mut views = Vec::with_capacity(ids.len());
+    for (number, span) in rows.rows.iter().enumerate() {
+        let mapping = match paths.as_mut() {
+            None => shared_metadata.clone(),
+            Some(paths) => paths.metadata(py, span.start_byte)?,
+        };
+        let chunk_text = substring(text, span.start_char, span.end_char)?;
+        let children = rows.children(number);
+        let child_ids = if children.is_empty() {
+            None
+        } else {
+            Some(PyList::new(py, children.iter().map(|&child| &ids[child]))?)
+        };
+        if span.level > 0 || keep_children {
+            let chunk = PyChunk::of_row(
+                &shared,
+                number,
+                document_id.clone().unbind(),
+                mapping.clone().unbind(),
+            )
+            .with_id_and_text(
+                py,
+                ids[number].clone().unbind(),
+                chunk_text.clone().unbind(),
+            );
+            stored.append(Bound::new(py, chunk)?)?;
+        }
+        views.push(RowView {
+            id: ids[number].clone(),
+            text: chunk_text,
+            document_id: document_id.clone(),
+            parent_id: rows.parent(number).map(|parent| ids[parent].clone()),
+            child_ids,
+            mapping,
+            index: span.index,
+            level: span.level as usize,
+            start_char: span.start_char,
+            end_char: span.end_char,
+            start_byte: span.start_byte,
+            end_byte: span.end_byte,
+        });
+    }
+    Ok(views)
+}
+
+/// How one document's chunks are written as LangChain documents: the metadata they copy,
+/// the level to write instead of `Chunk.level` (a flat splitter's role), the offsets of the
+/// text in its source, and the document id and parent id to write instead of the chunks'
+/// own (a parent split again).
+type LangChainWriting<'py> = (
     Bound<'py, PyAny>,
     Option<usize>,
     usize,
@@ -297,96 +419,171 @@ type LangChainGroup<'py> = (
     Option<Bound<'py, PyString>>,
 );
 
+/// The LangChain metadata keys, interned, in the order every chunk gets them.
+struct LangChainKeys<'py> {
+    spans: [&'py Bound<'py, PyString>; 9],
+    child_ids: &'py Bound<'py, PyString>,
+    headings: &'py Bound<'py, PyString>,
+}
+
+impl<'py> LangChainKeys<'py> {
+    fn new(py: Python<'py>) -> Self {
+        Self {
+            spans: [
+                intern!(py, "start_index"),
+                intern!(py, "end_index"),
+                intern!(py, "start_byte"),
+                intern!(py, "end_byte"),
+                intern!(py, "level"),
+                intern!(py, "index"),
+                intern!(py, "chunk_id"),
+                intern!(py, "document_id"),
+                intern!(py, "parent_id"),
+            ],
+            child_ids: intern!(py, "child_ids"),
+            headings: intern!(py, "headings"),
+        }
+    }
+}
+
+/// LangChain documents of one document's views, appended to `out`.
+fn langchain_write<'py>(
+    shape: &PyModelShape,
+    keys: &LangChainKeys<'py>,
+    views: impl Iterator<Item = PyResult<RowView<'py>>>,
+    writing: &LangChainWriting<'py>,
+    out: &Bound<'py, PyList>,
+) -> PyResult<()> {
+    let py = out.py();
+    let (base, level, char_offset, byte_offset, document_id, parent_id) = writing;
+    let (template, deep) = template(base, &keys.spans)?;
+    let [start_index, end_index, start_byte, end_byte, level_key, index, chunk_id, document_id_key, parent_id_key] =
+        keys.spans;
+    let mut headings = Headings::new();
+    for view in views {
+        let view = view?;
+        let metadata = chunk_metadata(&template, base, deep)?;
+        metadata.set_item(start_index, view.start_char + char_offset)?;
+        metadata.set_item(end_index, view.end_char + char_offset)?;
+        metadata.set_item(start_byte, view.start_byte + byte_offset)?;
+        metadata.set_item(end_byte, view.end_byte + byte_offset)?;
+        metadata.set_item(level_key, level.unwrap_or(view.level))?;
+        metadata.set_item(index, view.index)?;
+        metadata.set_item(chunk_id, &view.id)?;
+        metadata.set_item(
+            document_id_key,
+            document_id.as_ref().unwrap_or(&view.document_id),
+        )?;
+        match parent_id {
+            Some(given) => metadata.set_item(parent_id_key, given)?,
+            None => metadata.set_item(parent_id_key, &view.parent_id)?,
+        }
+        if let Some(children) = &view.child_ids {
+            metadata.set_item(keys.child_ids, children)?;
+        }
+        if let Some(path) = headings.of(&view.mapping)? {
+            metadata.set_item(keys.headings, path)?;
+        }
+        out.append(shape.make(py, &view.id, &view.text, &metadata)?)?;
+    }
+    Ok(())
+}
+
 /// LangChain `Document`s of many documents' chunks, in order, with the metadata of
 /// python/spanchunk/integrations/langchain.py's field mapping: the base metadata, then
 /// `start_index`, `end_index`, `start_byte`, `end_byte`, `level`, `index`, `chunk_id`,
-/// `document_id`, `parent_id`, and `child_ids` and `headings` where the chunk has them.
+/// `document_id`, `parent_id`, and `child_ids` and `headings` where the chunk has them. Each
+/// group is a document's chunks and how to write them (`LangChainWriting`).
 #[pyfunction]
 pub(super) fn langchain_documents<'py>(
     py: Python<'py>,
     shape: &Bound<'py, PyModelShape>,
-    groups: Vec<LangChainGroup<'py>>,
+    groups: Vec<(Vec<Bound<'py, PyChunk>>, LangChainWriting<'py>)>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let shape = shape.get();
-    let start_index = intern!(py, "start_index");
-    let end_index = intern!(py, "end_index");
-    let start_byte = intern!(py, "start_byte");
-    let end_byte = intern!(py, "end_byte");
-    let level_key = intern!(py, "level");
-    let index = intern!(py, "index");
-    let chunk_id = intern!(py, "chunk_id");
-    let document_id_key = intern!(py, "document_id");
-    let parent_id_key = intern!(py, "parent_id");
-    let child_ids = intern!(py, "child_ids");
-    let headings_key = intern!(py, "headings");
-    let keys = [
-        start_index,
-        end_index,
-        start_byte,
-        end_byte,
-        level_key,
-        index,
-        chunk_id,
-        document_id_key,
-        parent_id_key,
-    ];
+    let keys = LangChainKeys::new(py);
     let out = PyList::empty(py);
-    for (chunks, base, level, char_offset, byte_offset, document_id, parent_id) in groups {
-        let (template, deep) = template(&base, &keys)?;
-        let mut headings = Headings::new();
-        for bound in &chunks {
-            let chunk = bound.get();
-            let id = chunk.id_str(py)?;
-            let metadata = chunk_metadata(&template, &base, deep)?;
-            metadata.set_item(start_index, chunk.start_char + char_offset)?;
-            metadata.set_item(end_index, chunk.end_char + char_offset)?;
-            metadata.set_item(start_byte, chunk.start_byte + byte_offset)?;
-            metadata.set_item(end_byte, chunk.end_byte + byte_offset)?;
-            metadata.set_item(level_key, level.unwrap_or(chunk.level))?;
-            metadata.set_item(index, chunk.index)?;
-            metadata.set_item(chunk_id, id)?;
-            match &document_id {
-                Some(given) => metadata.set_item(document_id_key, given)?,
-                None => metadata.set_item(document_id_key, &chunk.document_id)?,
-            }
-            match &parent_id {
-                Some(given) => metadata.set_item(parent_id_key, given)?,
-                None => metadata.set_item(parent_id_key, chunk.parent_id_str(py)?)?,
-            }
-            let children = chunk.child_ids_tuple(py)?;
-            if !children.is_empty() {
-                metadata.set_item(child_ids, children.to_list())?;
-            }
-            if let Some(path) = headings.of(chunk, py)? {
-                metadata.set_item(headings_key, path)?;
-            }
-            out.append(shape.make(py, id, chunk.text_str(py)?, &metadata)?)?;
-        }
+    for (chunks, writing) in &groups {
+        let views = chunks.iter().map(RowView::of_chunk);
+        langchain_write(shape.get(), &keys, views, writing, &out)?;
     }
     Ok(out)
 }
 
-/// Haystack `Document`s of one document's chunks (its tree, levels top first), with the meta
-/// of python/spanchunk/integrations/haystack.py's field mapping: the base meta, then
-/// `__level` (the depth: the number of levels minus `Chunk.level`), `__block_size`,
-/// `__parent_id` (`top_parent` for the top chunks), `__children_ids`, `source_id`,
-/// `page_number` (1 + the form feeds at `page_breaks` before the chunk's start), `split_id`,
-/// `split_idx_start`, `split_idx_end`, `start_byte`, `end_byte`, and `headings` where the
-/// chunk has them. Returns the documents and the ids of the top chunks.
+/// `langchain_documents` of texts cut here, with no `Chunk` object in between except those
+/// the registry gets: every level of each text (`levels`, the chunker's, with its
+/// `fingerprint`), its chunks' own metadata (`metadatas`, as `chunk_documents` takes it),
+/// written as `writings` says. With `leaves_only`, the levels above the leaves make no
+/// documents. Returns the documents and the `Chunk` objects to register (the rows above the
+/// leaves, or every row with `keep_children`), in order.
 #[pyfunction]
-#[pyo3(signature = (shape, chunks, base, block_sizes, source_id, top_parent, page_breaks))]
+#[pyo3(signature = (shape, levels, fingerprint, texts, document_ids, metadatas, writings, leaves_only, keep_children))]
 #[allow(clippy::too_many_arguments)]
-pub(super) fn haystack_documents<'py>(
+pub(super) fn langchain_cut<'py>(
     py: Python<'py>,
     shape: &Bound<'py, PyModelShape>,
-    chunks: Vec<Bound<'py, PyChunk>>,
-    base: &Bound<'py, PyAny>,
-    block_sizes: Vec<usize>,
-    source_id: &Bound<'py, PyAny>,
-    top_parent: &Bound<'py, PyAny>,
-    page_breaks: Vec<usize>,
+    levels: Vec<Bound<'py, PySplitter>>,
+    fingerprint: &str,
+    texts: Vec<Bound<'py, PyString>>,
+    document_ids: Vec<Option<Bound<'py, PyString>>>,
+    metadatas: Vec<Option<Bound<'py, PyAny>>>,
+    writings: Vec<LangChainWriting<'py>>,
+    leaves_only: bool,
+    keep_children: bool,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
-    let shape = shape.get();
+    if texts.len() != metadatas.len() || texts.len() != writings.len() {
+        return Err(PyValueError::new_err(format!(
+            "{} texts, {} metadata mappings and {} writings: pass one of each per text",
+            texts.len(),
+            metadatas.len(),
+            writings.len()
+        )));
+    }
+    let fingerprint: Arc<str> = Arc::from(fingerprint);
+    let keys = LangChainKeys::new(py);
+    let out = PyList::empty(py);
+    let stored = PyList::empty(py);
+    let documents = cut_documents(py, &levels, &texts, &document_ids, Some(1))?;
+    for (document, ((text, metadata), writing)) in documents
+        .into_iter()
+        .zip(texts.iter().zip(&metadatas).zip(&writings))
+    {
+        let views = cut_views(
+            text,
+            document,
+            metadata.as_ref(),
+            &fingerprint,
+            keep_children,
+            &stored,
+        )?;
+        let views = views
+            .into_iter()
+            .filter(|view| !leaves_only || view.level == 0)
+            .map(Ok);
+        langchain_write(shape.get(), &keys, views, writing, &out)?;
+    }
+    Ok((out, stored))
+}
+
+/// How one document's tree is written as Haystack documents: the meta they copy, the block
+/// sizes (top first), the source document's id, and the top chunks' parent id.
+struct HaystackWriting<'a, 'py> {
+    base: &'a Bound<'py, PyAny>,
+    block_sizes: &'a [usize],
+    source_id: &'a Bound<'py, PyAny>,
+    top_parent: &'a Bound<'py, PyAny>,
+    page_breaks: &'a [usize],
+}
+
+/// Haystack documents of one document's views, appended to `out`; the top chunks' ids to
+/// `top_ids`.
+fn haystack_write<'py>(
+    shape: &PyModelShape,
+    views: impl Iterator<Item = PyResult<RowView<'py>>>,
+    writing: &HaystackWriting<'_, 'py>,
+    out: &Bound<'py, PyList>,
+    top_ids: &Bound<'py, PyList>,
+) -> PyResult<()> {
+    let py = out.py();
     let level_key = intern!(py, "__level");
     let block_size = intern!(py, "__block_size");
     let parent_id_key = intern!(py, "__parent_id");
@@ -412,45 +609,135 @@ pub(super) fn haystack_documents<'py>(
         start_byte,
         end_byte,
     ];
-    let (template, deep) = template(base, &keys)?;
-    let depth_of_leaves = block_sizes.len();
-    let out = PyList::empty(py);
-    let top_ids = PyList::empty(py);
+    let (template, deep) = template(writing.base, &keys)?;
+    let depth_of_leaves = writing.block_sizes.len();
     let mut headings = Headings::new();
-    for bound in &chunks {
-        let chunk = bound.get();
-        let id = chunk.id_str(py)?;
+    for view in views {
+        let view = view?;
         let depth = depth_of_leaves
-            .checked_sub(chunk.level)
+            .checked_sub(view.level)
             .filter(|&depth| depth > 0)
             .ok_or_else(|| {
                 PyValueError::new_err(format!(
                     "a chunk of level {} in a tree of {depth_of_leaves} block sizes",
-                    chunk.level
+                    view.level
                 ))
             })?;
-        let metadata = chunk_metadata(&template, base, deep)?;
+        let metadata = chunk_metadata(&template, writing.base, deep)?;
         metadata.set_item(level_key, depth)?;
-        metadata.set_item(block_size, block_sizes[depth - 1])?;
-        if let Some(parent) = chunk.parent_id_str(py)? {
+        metadata.set_item(block_size, writing.block_sizes[depth - 1])?;
+        if let Some(parent) = &view.parent_id {
             metadata.set_item(parent_id_key, parent)?;
         } else {
-            metadata.set_item(parent_id_key, top_parent)?;
-            top_ids.append(id)?;
+            metadata.set_item(parent_id_key, writing.top_parent)?;
+            top_ids.append(&view.id)?;
         }
-        metadata.set_item(children_ids, chunk.child_ids_tuple(py)?.to_list())?;
-        metadata.set_item(source_id_key, source_id)?;
-        let page = 1 + page_breaks.partition_point(|&position| position < chunk.start_char);
+        match &view.child_ids {
+            Some(children) => metadata.set_item(children_ids, children)?,
+            None => metadata.set_item(children_ids, PyList::empty(py))?,
+        }
+        metadata.set_item(source_id_key, writing.source_id)?;
+        let page = 1 + writing
+            .page_breaks
+            .partition_point(|&position| position < view.start_char);
         metadata.set_item(page_number, page)?;
-        metadata.set_item(split_id, chunk.index)?;
-        metadata.set_item(split_idx_start, chunk.start_char)?;
-        metadata.set_item(split_idx_end, chunk.end_char)?;
-        metadata.set_item(start_byte, chunk.start_byte)?;
-        metadata.set_item(end_byte, chunk.end_byte)?;
-        if let Some(path) = headings.of(chunk, py)? {
+        metadata.set_item(split_id, view.index)?;
+        metadata.set_item(split_idx_start, view.start_char)?;
+        metadata.set_item(split_idx_end, view.end_char)?;
+        metadata.set_item(start_byte, view.start_byte)?;
+        metadata.set_item(end_byte, view.end_byte)?;
+        if let Some(path) = headings.of(&view.mapping)? {
             metadata.set_item(headings_key, path)?;
         }
-        out.append(shape.make(py, id, chunk.text_str(py)?, &metadata)?)?;
+        out.append(shape.make(py, &view.id, &view.text, &metadata)?)?;
     }
+    Ok(())
+}
+
+/// Haystack `Document`s of one document's chunks (its tree, levels top first), with the meta
+/// of python/spanchunk/integrations/haystack.py's field mapping: the base meta, then
+/// `__level` (the depth: the number of levels minus `Chunk.level`), `__block_size`,
+/// `__parent_id` (`top_parent` for the top chunks), `__children_ids`, `source_id`,
+/// `page_number` (1 + the form feeds at `page_breaks` before the chunk's start), `split_id`,
+/// `split_idx_start`, `split_idx_end`, `start_byte`, `end_byte`, and `headings` where the
+/// chunk has them. Returns the documents and the ids of the top chunks.
+#[pyfunction]
+#[pyo3(signature = (shape, chunks, base, block_sizes, source_id, top_parent, page_breaks))]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn haystack_documents<'py>(
+    py: Python<'py>,
+    shape: &Bound<'py, PyModelShape>,
+    chunks: Vec<Bound<'py, PyChunk>>,
+    base: &Bound<'py, PyAny>,
+    block_sizes: Vec<usize>,
+    source_id: &Bound<'py, PyAny>,
+    top_parent: &Bound<'py, PyAny>,
+    page_breaks: Vec<usize>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+    let writing = HaystackWriting {
+        base,
+        block_sizes: &block_sizes,
+        source_id,
+        top_parent,
+        page_breaks: &page_breaks,
+    };
+    let out = PyList::empty(py);
+    let top_ids = PyList::empty(py);
+    let views = chunks.iter().map(RowView::of_chunk);
+    haystack_write(shape.get(), views, &writing, &out, &top_ids)?;
     Ok((out, top_ids))
+}
+
+/// `haystack_documents` of one text cut here (every level, `levels` with the chunker's
+/// `fingerprint`, the text's id or None for its hash), with no `Chunk` object in between
+/// except those the registry gets. Returns the documents, the top chunks' ids and the
+/// `Chunk` objects to register (the rows above the leaves, or every row with
+/// `keep_children`).
+#[pyfunction]
+#[pyo3(signature = (shape, levels, fingerprint, text, document_id, base, block_sizes, source_id, top_parent, page_breaks, keep_children))]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn haystack_cut<'py>(
+    py: Python<'py>,
+    shape: &Bound<'py, PyModelShape>,
+    levels: Vec<Bound<'py, PySplitter>>,
+    fingerprint: &str,
+    text: Bound<'py, PyString>,
+    document_id: Option<Bound<'py, PyString>>,
+    base: &Bound<'py, PyAny>,
+    block_sizes: Vec<usize>,
+    source_id: &Bound<'py, PyAny>,
+    top_parent: &Bound<'py, PyAny>,
+    page_breaks: Vec<usize>,
+    keep_children: bool,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>, Bound<'py, PyList>)> {
+    let writing = HaystackWriting {
+        base,
+        block_sizes: &block_sizes,
+        source_id,
+        top_parent,
+        page_breaks: &page_breaks,
+    };
+    let fingerprint: Arc<str> = Arc::from(fingerprint);
+    let out = PyList::empty(py);
+    let top_ids = PyList::empty(py);
+    let stored = PyList::empty(py);
+    let texts = [text];
+    for document in cut_documents(py, &levels, &texts, &[document_id], Some(1))? {
+        let views = cut_views(
+            &texts[0],
+            document,
+            None,
+            &fingerprint,
+            keep_children,
+            &stored,
+        )?;
+        haystack_write(
+            shape.get(),
+            views.into_iter().map(Ok),
+            &writing,
+            &out,
+            &top_ids,
+        )?;
+    }
+    Ok((out, top_ids, stored))
 }

@@ -101,6 +101,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(documents::chunk_documents, module)?)?;
     module.add_function(wrap_pyfunction!(frameworks::langchain_documents, module)?)?;
     module.add_function(wrap_pyfunction!(frameworks::haystack_documents, module)?)?;
+    module.add_function(wrap_pyfunction!(frameworks::langchain_cut, module)?)?;
+    module.add_function(wrap_pyfunction!(frameworks::haystack_cut, module)?)?;
     module.add_function(wrap_pyfunction!(splitter::py_default_separators, module)?)?;
     module.add_function(wrap_pyfunction!(splitter::sentence_separator, module)?)?;
     module.add_function(wrap_pyfunction!(splitter::forget_token_counts, module)?)?;

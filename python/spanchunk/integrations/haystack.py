@@ -53,7 +53,14 @@ from typing import Any
 
 from spanchunk import Chunk, HierarchicalChunker, _core
 from spanchunk import Document as SpanDocument
-from spanchunk.integrations._common import PageNumbers, Unit, hierarchical_chunker, missing_extra
+from spanchunk.errors import _encoding_error
+from spanchunk.integrations._common import (
+    PageNumbers,
+    Unit,
+    cut_in_core,
+    hierarchical_chunker,
+    missing_extra,
+)
 
 try:
     from haystack import Document, component, default_from_dict, default_to_dict
@@ -280,15 +287,41 @@ class SpanchunkDocumentSplitter:
                 f"SpanchunkDocumentSplitter splits text: document {document.id!r} has no "
                 "content (convert it to text first)"
             )
-        chunks = self._chunker.chunk_tree(SpanDocument(text, id=document.id))
+        chunker = self._chunker
         root_id = document.id
+        top_parent = root_id if self.include_root else None
+        page_breaks = PageNumbers(text).breaks
+        if _FAST and self.split_overlap == 0 and cut_in_core(chunker, "chunk_tree"):
+            # Cut and written in one core call; only the chunks the registry gets are made.
+            registry = chunker._registry
+            keep_children = registry is not None and getattr(registry, "keeps_children", False)
+            try:
+                out, top_ids, stored = _core.haystack_cut(
+                    _SHAPE,
+                    chunker._levels(),
+                    chunker.fingerprint(),
+                    text,
+                    root_id,
+                    document.meta,
+                    self.block_sizes,
+                    root_id,
+                    top_parent,
+                    page_breaks,
+                    keep_children,
+                )
+            except UnicodeEncodeError as error:
+                raise _encoding_error(error) from None
+            if stored:
+                chunker._register(stored)
+            return [_root(document, top_ids), *out] if self.include_root else out
+        chunks = chunker.chunk_tree(SpanDocument(text, id=root_id))
         arguments: _Tree = (
             chunks,
             document.meta,
             self.block_sizes,
             root_id,
-            root_id if self.include_root else None,
-            PageNumbers(text).breaks,
+            top_parent,
+            page_breaks,
         )
         if _FAST:
             out, top_ids = _core.haystack_documents(_SHAPE, *arguments)

@@ -51,8 +51,16 @@ from typing import Any, Protocol
 
 from spanchunk import Chunk, Chunker, HierarchicalChunker, _core
 from spanchunk import Document as SpanDocument
+from spanchunk.base import _columns
 from spanchunk.document import _check_id, _text_type_error
-from spanchunk.integrations._common import Unit, missing_extra, recursive_chunker, same_model
+from spanchunk.errors import _encoding_error
+from spanchunk.integrations._common import (
+    Unit,
+    cut_in_core,
+    missing_extra,
+    recursive_chunker,
+    same_model,
+)
 
 try:
     from langchain_core.documents import Document
@@ -164,7 +172,7 @@ def _constructed_documents(group: _Group) -> list[Document]:
 
 def _built_documents(groups: Sequence[_Group], shape: Any = _SHAPE) -> list[Document]:
     """The documents of every group, in order, made in the core."""
-    return _core.langchain_documents(shape, groups)
+    return _core.langchain_documents(shape, [(group[0], group[1:]) for group in groups])
 
 
 def _constructed_groups(groups: Sequence[_Group]) -> list[Document]:
@@ -200,6 +208,38 @@ def _same_layout(shape: Any = _SHAPE) -> bool:
 
 
 _FAST = _same_layout()
+
+
+def _cut(
+    chunker: Chunker,
+    texts: Sequence[str],
+    ids: Sequence[str | None],
+    metadatas: Sequence[Mapping[str, Any] | None],
+    writings: Sequence[tuple[Mapping[str, Any], int | None, int, int, str | None, str | None]],
+    *,
+    leaves_only: bool,
+) -> list[Document]:
+    """The documents of texts cut and written in one core call (see ``cut_in_core``); the
+    chunks above the leaves go to the chunker's registry, as ``chunk_tree`` sends them."""
+    registry = chunker._registry
+    keep_children = registry is not None and getattr(registry, "keeps_children", False)
+    try:
+        documents, stored = _core.langchain_cut(
+            _SHAPE,
+            chunker._levels(),
+            chunker.fingerprint(),
+            texts,
+            ids,
+            metadatas,
+            writings,
+            leaves_only,
+            keep_children,
+        )
+    except UnicodeEncodeError as error:
+        raise _encoding_error(error) from None
+    if stored:
+        chunker._register(stored)
+    return documents
 
 
 def _documents_of(groups: Sequence[_Group]) -> list[Document]:
@@ -255,11 +295,17 @@ def tree_documents(
         For each document, its chunks level by level from the top, each level in reading
         order; parents carry ``child_ids``, children ``parent_id``.
     """
-    groups: list[_Group] = []
-    for document in documents:
-        span_document, base = _as_span_document(document)
-        groups.append((chunker.chunk_tree(span_document), base, None, 0, 0, None, None))
-    return _documents_of(groups)
+    prepared = [_as_span_document(document) for document in documents]
+    if _FAST and cut_in_core(chunker, "chunk_tree"):
+        texts, ids, metadatas = _columns([span_document for span_document, _ in prepared])
+        writings = [(base, None, 0, 0, None, None) for _, base in prepared]
+        return _cut(chunker, texts, ids, metadatas, writings, leaves_only=False)
+    return _documents_of(
+        [
+            (chunker.chunk_tree(span_document), base, None, 0, 0, None, None)
+            for span_document, base in prepared
+        ]
+    )
 
 
 class SpanchunkTextSplitter(TextSplitter):
@@ -404,6 +450,12 @@ class SpanchunkTextSplitter(TextSplitter):
                 span_ids.append(None if given is None else _check_id(given))
                 stale = not span_keys.isdisjoint(metadata)
                 pieces.append((_own_metadata(metadata) if stale else metadata, 0, 0, None, None))
+        writings = [
+            (base, level, char_offset, byte_offset, source_id, parent_id)
+            for base, char_offset, byte_offset, source_id, parent_id in pieces
+        ]
+        if _FAST and cut_in_core(chunker, "chunk"):
+            return _cut(chunker, texts, span_ids, [None] * len(texts), writings, leaves_only=True)
         if type(chunker).chunk is Chunker.chunk:
             chunked = chunker._chunk_texts(texts, span_ids)
         else:  # a chunker with its own ``chunk``: one call per text
@@ -412,12 +464,7 @@ class SpanchunkTextSplitter(TextSplitter):
                 for text, id in zip(texts, span_ids, strict=True)
             ]
         return _documents_of(
-            [
-                (chunks, base, level, char_offset, byte_offset, source_id, parent_id)
-                for chunks, (base, char_offset, byte_offset, source_id, parent_id) in zip(
-                    chunked, pieces, strict=True
-                )
-            ]
+            [(chunks, *writing) for chunks, writing in zip(chunked, writings, strict=True)]
         )
 
 
