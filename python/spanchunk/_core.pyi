@@ -192,12 +192,7 @@ def haystack_cut(
     shape: ModelShape,
     levels: Sequence[Splitter],
     fingerprint: str,
-    text: str,
-    document_id: str | None,
-    base: Mapping[str, Any],
+    documents: Sequence[tuple[str, str, Mapping[str, Any], str | None, Sequence[int]]],
     block_sizes: Sequence[int],
-    source_id: str,
-    top_parent: str | None,
-    page_breaks: Sequence[int],
     keep_children: bool,
-) -> tuple[list[Any], list[str], list[Chunk]]: ...
+) -> tuple[list[tuple[list[Any], list[str]]], list[Chunk]]: ...

@@ -688,49 +688,55 @@ pub(super) fn haystack_documents<'py>(
     Ok((out, top_ids))
 }
 
-/// `haystack_documents` of one text cut here (every level, `levels` with the chunker's
-/// `fingerprint`, the text's id or None for its hash), with no `Chunk` object in between
-/// except those the registry gets. Returns the documents, the top chunks' ids and the
-/// `Chunk` objects to register (the rows above the leaves, or every row with
-/// `keep_children`).
+/// One document for `haystack_cut`: its text, its id (also the source id of its chunks), its
+/// meta, its top chunks' parent id (its id, or None without a root) and its form feeds.
+type HaystackDocument<'py> = (
+    Bound<'py, PyString>,
+    Bound<'py, PyString>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Vec<usize>,
+);
+
+/// One document's Haystack documents and its top chunks' ids.
+type HaystackTree<'py> = (Bound<'py, PyList>, Bound<'py, PyList>);
+
+/// `haystack_documents` of many texts cut here (every level, `levels` with the chunker's
+/// `fingerprint`), with no `Chunk` object in between except those the registry gets.
+/// Returns, per document, its documents and its top chunks' ids, and the `Chunk` objects to
+/// register (the rows above the leaves, or every row with `keep_children`), in order.
 #[pyfunction]
-#[pyo3(signature = (shape, levels, fingerprint, text, document_id, base, block_sizes, source_id, top_parent, page_breaks, keep_children))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (shape, levels, fingerprint, documents, block_sizes, keep_children))]
 pub(super) fn haystack_cut<'py>(
     py: Python<'py>,
     shape: &Bound<'py, PyModelShape>,
     levels: Vec<Bound<'py, PySplitter>>,
     fingerprint: &str,
-    text: Bound<'py, PyString>,
-    document_id: Option<Bound<'py, PyString>>,
-    base: &Bound<'py, PyAny>,
+    documents: Vec<HaystackDocument<'py>>,
     block_sizes: Vec<usize>,
-    source_id: &Bound<'py, PyAny>,
-    top_parent: &Bound<'py, PyAny>,
-    page_breaks: Vec<usize>,
     keep_children: bool,
-) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>, Bound<'py, PyList>)> {
-    let writing = HaystackWriting {
-        base,
-        block_sizes: &block_sizes,
-        source_id,
-        top_parent,
-        page_breaks: &page_breaks,
-    };
+) -> PyResult<(Vec<HaystackTree<'py>>, Bound<'py, PyList>)> {
     let fingerprint: Arc<str> = Arc::from(fingerprint);
-    let out = PyList::empty(py);
-    let top_ids = PyList::empty(py);
+    let texts: Vec<Bound<'py, PyString>> =
+        documents.iter().map(|(text, ..)| text.clone()).collect();
+    let ids: Vec<Option<Bound<'py, PyString>>> = documents
+        .iter()
+        .map(|(_, id, ..)| Some(id.clone()))
+        .collect();
     let stored = PyList::empty(py);
-    let texts = [text];
-    for document in cut_documents(py, &levels, &texts, &[document_id], Some(1))? {
-        let views = cut_views(
-            &texts[0],
-            document,
-            None,
-            &fingerprint,
-            keep_children,
-            &stored,
-        )?;
+    let cut = cut_documents(py, &levels, &texts, &ids, Some(1))?;
+    let mut trees = Vec::with_capacity(documents.len());
+    for (document, (text, id, base, top_parent, page_breaks)) in cut.into_iter().zip(&documents) {
+        let writing = HaystackWriting {
+            base,
+            block_sizes: &block_sizes,
+            source_id: id.as_any(),
+            top_parent,
+            page_breaks,
+        };
+        let out = PyList::empty(py);
+        let top_ids = PyList::empty(py);
+        let views = cut_views(text, document, None, &fingerprint, keep_children, &stored)?;
         haystack_write(
             shape.get(),
             views.into_iter().map(Ok),
@@ -738,6 +744,7 @@ pub(super) fn haystack_cut<'py>(
             &out,
             &top_ids,
         )?;
+        trees.push((out, top_ids));
     }
-    Ok((out, top_ids, stored))
+    Ok((trees, stored))
 }

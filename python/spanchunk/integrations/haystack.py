@@ -53,6 +53,7 @@ from typing import Any
 
 from spanchunk import Chunk, HierarchicalChunker, _core
 from spanchunk import Document as SpanDocument
+from spanchunk.document import _check_id
 from spanchunk.errors import _encoding_error
 from spanchunk.integrations._common import (
     PageNumbers,
@@ -262,9 +263,13 @@ class SpanchunkDocumentSplitter:
         Raises:
             ValueError: A document has no text content.
         """
-        out: list[Document] = []
-        for document in documents:
-            out.extend(self._tree(document))
+        chunker = self._chunker
+        if _FAST and self.split_overlap == 0 and cut_in_core(chunker, "chunk_tree"):
+            out = self._cut(documents)
+        else:
+            out = []
+            for document in documents:
+                out.extend(self._tree(document))
         return {
             "documents": out,
             "leaf_documents": [doc for doc in out if not doc.meta["__children_ids"]],
@@ -280,40 +285,45 @@ class SpanchunkDocumentSplitter:
         """``run`` in a worker thread (the core releases the GIL while it cuts)."""
         return await asyncio.to_thread(self.run, documents)
 
-    def _tree(self, document: Document) -> list[Document]:
-        text = document.content
-        if text is None:
-            raise ValueError(
-                f"SpanchunkDocumentSplitter splits text: document {document.id!r} has no "
-                "content (convert it to text first)"
+    def _cut(self, documents: list[Document]) -> list[Document]:
+        """Every tree cut and written in one core call; only the chunks the registry gets
+        are made as ``Chunk`` objects (see ``cut_in_core``)."""
+        chunker = self._chunker
+        include_root = self.include_root
+        columns = []
+        for document in documents:
+            text = _text_of(document)
+            root_id = _check_id(document.id)
+            top_parent = root_id if include_root else None
+            columns.append((text, root_id, document.meta, top_parent, PageNumbers(text).breaks))
+        registry = chunker._registry
+        keep_children = registry is not None and getattr(registry, "keeps_children", False)
+        try:
+            trees, stored = _core.haystack_cut(
+                _SHAPE,
+                chunker._levels(),
+                chunker.fingerprint(),
+                columns,
+                self.block_sizes,
+                keep_children,
             )
+        except UnicodeEncodeError as error:
+            raise _encoding_error(error) from None
+        if stored:
+            chunker._register(stored)
+        out: list[Document] = []
+        for document, (tree, top_ids) in zip(documents, trees, strict=True):
+            if include_root:
+                out.append(_root(document, top_ids))
+            out.extend(tree)
+        return out
+
+    def _tree(self, document: Document) -> list[Document]:
+        text = _text_of(document)
         chunker = self._chunker
         root_id = document.id
         top_parent = root_id if self.include_root else None
         page_breaks = PageNumbers(text).breaks
-        if _FAST and self.split_overlap == 0 and cut_in_core(chunker, "chunk_tree"):
-            # Cut and written in one core call; only the chunks the registry gets are made.
-            registry = chunker._registry
-            keep_children = registry is not None and getattr(registry, "keeps_children", False)
-            try:
-                out, top_ids, stored = _core.haystack_cut(
-                    _SHAPE,
-                    chunker._levels(),
-                    chunker.fingerprint(),
-                    text,
-                    root_id,
-                    document.meta,
-                    self.block_sizes,
-                    root_id,
-                    top_parent,
-                    page_breaks,
-                    keep_children,
-                )
-            except UnicodeEncodeError as error:
-                raise _encoding_error(error) from None
-            if stored:
-                chunker._register(stored)
-            return [_root(document, top_ids), *out] if self.include_root else out
         chunks = chunker.chunk_tree(SpanDocument(text, id=root_id))
         arguments: _Tree = (
             chunks,
@@ -349,6 +359,17 @@ class SpanchunkDocumentSplitter:
     def from_dict(cls, data: dict[str, Any]) -> SpanchunkDocumentSplitter:
         """The component from ``to_dict``'s output."""
         return default_from_dict(cls, data)
+
+
+def _text_of(document: Document) -> str:
+    """The text of a document to split; ValueError when it has none."""
+    text = document.content
+    if text is None:
+        raise ValueError(
+            f"SpanchunkDocumentSplitter splits text: document {document.id!r} has no "
+            "content (convert it to text first)"
+        )
+    return text
 
 
 def _root(document: Document, top_ids: list[str]) -> Document:
