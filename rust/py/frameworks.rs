@@ -1,21 +1,25 @@
-//! Framework objects built from `Chunk`s in one call per batch: LangChain `Document`s
-//! (`langchain_documents`) and Haystack `Document`s (`haystack_documents`), each made the way
-//! the framework's own shortcut makes it (`cls.__new__(cls)`, then `__dict__` and, for a
+//! Framework objects built in one call per batch: LangChain `Document`s and Haystack
+//! `Document`s, from `Chunk`s (`langchain_documents`, `haystack_documents`) or straight from
+//! texts cut here (`langchain_cut`, `haystack_cut`), each instance made the way the
+//! framework's own shortcut makes it (`object.__new__(cls)`, then `__dict__` and, for a
 //! pydantic model, its bookkeeping slots), with the metadata dict of every chunk filled here.
 //!
-//! Performance notes (gutenberg, `tree_documents`, 10,116 documents; the integration modules
-//! hold the comparison with the frameworks, benches/NOTES.md the full record):
-//! - the Python loop that read each chunk's fields, filled a metadata dict from a template and
-//!   filled a `Document` through the slots' descriptors cost 8-14 us per document on the
-//!   loaded 2-core machine, three quarters of `tree_documents`;
-//! - here the same objects cost well under a microsecond each: the chunk's fields are read
-//!   from the Rust struct (no attribute lookup, the lazy id and text made once), the keys are
-//!   interned, the metadata dict is a `PyDict_Copy` of one template per document (the keys'
-//!   hashes and order come with it) with the values stored in place, `__dict__` a copy of a
-//!   template too, the instance comes from the class's own `tp_new` and its attributes are
-//!   set with `PyObject_GenericSetAttr` (the descriptors, never pydantic's `__setattr__`);
-//! - heading lists are made per chunk (each document owns its list) from one lookup per
-//!   shared metadata mapping (the chunks of a heading path share one).
+//! Performance notes (gutenberg, `tree_documents`, 10,116 documents, on a loaded 2-core
+//! machine; benches/NOTES.md holds the full record):
+//! - the Python loop that read each chunk's fields and filled a `Document` and its metadata
+//!   cost 8-14 us per document, three quarters of `tree_documents`;
+//! - from the `Chunk` objects, here: 1.1-1.6 us per document once the chunks' fields exist
+//!   (the instance about 0.4: `tp_alloc`, a copy of a 4-key `__dict__` template with 3
+//!   stores, a set copy, 4 slot stores through `PyObject_GenericSetAttr`, never pydantic's
+//!   `__setattr__`; the metadata about 0.5: a `PyDict_Copy` of one template per document,
+//!   whose keys, hashes and order come with it, 9-11 stores, 4 new ints), plus about 0.7 for
+//!   the fields themselves;
+//! - `tp_alloc` rather than `object.__new__`: on CPython 3.11 the latter gives a managed-dict
+//!   instance an inline-values array that setting `__dict__` turns into a dict and drops
+//!   (0.93 -> 0.65 us per bare instance);
+//! - straight from the cut (`*_cut`): each id hashed once for its row, its parent's child ids
+//!   and its children's parent id, no `Chunk` objects but the registry's: 27 -> 20 ms (min,
+//!   collector off), about 2 us per document all in. What is left is CPython's own work.
 //!
 //! Whether these objects are the ones the constructors build is checked once at import by
 //! the integration modules, which use the constructors whenever the check fails.
@@ -119,6 +123,7 @@ fn type_slot(class: *mut ffi::PyTypeObject, slot: std::ffi::c_int) -> *mut std::
     unsafe { ffi::PyType_GetSlot(class, slot) }
 }
 
+/// How instances of `cls` are made (see `Maker`); TypeError for a class with no `tp_new`.
 fn instance_maker(cls: &Bound<'_, PyType>) -> PyResult<Maker> {
     let new = type_slot(cls.as_type_ptr(), ffi::Py_tp_new);
     let alloc = type_slot(cls.as_type_ptr(), ffi::Py_tp_alloc);

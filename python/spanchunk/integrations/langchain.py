@@ -99,15 +99,18 @@ _SCALARS = (str, int, float, bool, type(None))
 # Performance notes
 # -----------------
 # A LangChain ``Document`` built through its constructor costs ~3-4 us of pydantic
-# validation (the fields are already of the right types), and a Python loop filling each
-# instance and its metadata field by field was still 8-14 us per chunk on a loaded 2-core
-# machine, most of ``tree_documents``. The documents are now made in the Rust core, one call
-# per batch (``_core.langchain_documents``, see rust/py/frameworks.rs): the instance from
-# the class's own ``tp_new``, ``__dict__`` and the pydantic slots set as ``model_construct``
-# sets them, each chunk's metadata a copy of one template per document with the values
-# stored in place; well under 1 us per document. The shortcut is checked once at import
+# validation (the fields are already of the right types); a Python loop filling each
+# instance and its metadata field by field still cost 8-14 us per chunk on a loaded 2-core
+# machine, most of ``tree_documents``. What won: the core cuts the texts and writes the
+# documents in one call per batch (``_core.langchain_cut``, see rust/py/frameworks.rs): the
+# instance from the class's own allocation slot, ``__dict__`` and the pydantic slots set as
+# ``model_construct`` sets them, each chunk's metadata a copy of one template per document
+# with the values stored in place, each chunk id hashed once, ``Chunk`` objects made only for
+# the registry. About 2 us per document is left (gutenberg: 20-30 ms for 10,116), CPython's
+# own allocations and dict stores for the most part. The shortcut is checked once at import
 # against documents built by the constructor (``_same_layout``), and the constructor is used
-# whenever they differ (a future pydantic or langchain-core with another layout).
+# whenever they differ (a future pydantic or langchain-core with another layout). The full
+# record is in benches/NOTES.md.
 _FIELDS_SET = frozenset({"id", "metadata", "page_content"})
 _SHAPE = _core.ModelShape(
     Document,
