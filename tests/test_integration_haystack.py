@@ -16,6 +16,8 @@ from haystack.components.retrievers import AutoMergingRetriever
 from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
 from haystack.components.writers import DocumentWriter
 from haystack.document_stores.in_memory import InMemoryDocumentStore
+from spanchunk import _core
+from spanchunk.integrations import haystack
 from spanchunk.integrations.haystack import SpanchunkDocumentSplitter
 
 REPEATED = "\n\n".join(["Exactly the same paragraph, repeated many times over."] * 24)
@@ -269,3 +271,65 @@ def test_the_root_is_the_document_haystack_replace_gives() -> None:
         "name": "a.txt",
         "tags": ["x"],
     }
+
+
+def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fails() -> None:
+    assert haystack._FAST and haystack._same_layout()
+    fields = {
+        "id": None,
+        "content": None,
+        "blob": None,
+        "meta": None,
+        "score": None,
+        "embedding": None,
+        "sparse_embedding": None,
+    }
+    reordered = _core.ModelShape(Document, {"content": None, **fields}, "id", "content", "meta")
+    wrong_default = _core.ModelShape(Document, {**fields, "score": 0.0}, "id", "content", "meta")
+    for shape in (reordered, wrong_default):
+        assert not haystack._same_layout(shape)
+
+
+@pytest.mark.parametrize("meta", [{"name": "a.txt"}, {"tags": ["a"], "__level": "stale"}])
+def test_the_constructor_fallback_gives_the_same_documents(
+    meta: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "# Title\n\n" + REPEATED + "\f\n\n## Part\n\n" + REPEATED[:300]
+    documents = [Document(content=text, meta=meta), Document(content=REPEATED[:200])]
+
+    def everything() -> list[Document]:
+        splitter = SpanchunkDocumentSplitter(block_sizes=[300, 120, 40], split_overlap=10)
+        markdown = SpanchunkDocumentSplitter(block_sizes=[300, 60], markdown=True)
+        return splitter.run(documents)["documents"] + markdown.run(documents)["documents"]
+
+    fast = everything()
+    monkeypatch.setattr(haystack, "_FAST", False)
+    slow = everything()
+    assert len(fast) == len(slow) > 40
+    for made, built in zip(fast, slow, strict=True):
+        assert list(made.__dict__.items()) == list(built.__dict__.items())
+        assert list(made.meta.items()) == list(built.meta.items())
+        assert made == built and made.to_dict() == built.to_dict()
+    assert {doc.meta.get("page_number") for doc in fast} == {None, 1, 2}  # roots: None
+    assert any("headings" in doc.meta for doc in fast)
+
+
+def test_one_core_call_registers_what_chunk_tree_registers(monkeypatch: pytest.MonkeyPatch) -> None:
+    documents = [Document(content="# T\n\n" + REPEATED, meta={"name": "a"})]
+
+    def registered() -> tuple[list[Document], list[tuple[object, ...]]]:
+        splitter = SpanchunkDocumentSplitter(block_sizes=[300, 120, 40], markdown=True)
+        docs = splitter.run(documents)["documents"]
+        parents = splitter._chunker.parents
+        stored = [
+            (c.id, c.text, c.level, c.parent_id, c.child_ids, dict(c.metadata)) for c in parents
+        ]
+        return docs, stored
+
+    fast, fast_stored = registered()
+    monkeypatch.setattr(haystack, "_FAST", False)
+    slow, slow_stored = registered()
+    assert fast == slow and [list(d.meta.items()) for d in fast] == [
+        list(d.meta.items()) for d in slow
+    ]
+    assert fast_stored == slow_stored and len(fast_stored) > 5

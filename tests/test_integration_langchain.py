@@ -17,7 +17,8 @@ from langchain_classic.storage import InMemoryStore
 from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.vectorstores import InMemoryVectorStore
-from spanchunk import HierarchicalChunker, ParentChildChunker, ParentRegistry, SqliteRegistry
+from spanchunk import HierarchicalChunker, ParentChildChunker, ParentRegistry, SqliteRegistry, _core
+from spanchunk.integrations import langchain
 from spanchunk.integrations.langchain import (
     ChunkStore,
     SpanchunkTextSplitter,
@@ -290,3 +291,80 @@ def test_splitter_batch_equals_one_text_at_a_time() -> None:
     assert children == one_by_one
     assert [doc.metadata for doc in children] == [doc.metadata for doc in one_by_one]
     assert {doc.metadata["parent_id"] for doc in children} == {doc.id for doc in parents}
+
+
+def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fails() -> None:
+    assert langchain._FAST and langchain._same_layout()
+    fields = {"id": None, "metadata": None, "page_content": None, "type": "Document"}
+    wrong_type = _core.ModelShape(
+        Document, {**fields, "type": "Other"}, "id", "page_content", "metadata", {"id"}
+    )
+    unset_fields = _core.ModelShape(Document, fields, "id", "page_content", "metadata", set())
+    not_pydantic = _core.ModelShape(Document, fields, "id", "page_content", "metadata")
+    for shape in (wrong_type, unset_fields, not_pydantic):
+        assert not langchain._same_layout(shape)
+    with pytest.raises(ValueError, match="no key"):
+        _core.ModelShape(Document, fields, "id", "text", "metadata")
+
+
+@pytest.mark.parametrize("metadata", [{"source": "a.txt"}, {"tags": ["a"], "level": "stale"}])
+def test_the_constructor_fallback_gives_the_same_documents(
+    metadata: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "# Title\n\n" + REPEATED + "\n\n## Part\n\n" + REPEATED[:300]
+    documents = [Document(text, id="doc", metadata=metadata), Document(REPEATED[:200])]
+
+    def everything() -> list[Document]:
+        tree = tree_documents(documents, HierarchicalChunker([300, 120, 40], overlap=10))
+        parents = SpanchunkTextSplitter(300, level=1, markdown=True).split_documents(documents)
+        children = SpanchunkTextSplitter(60, chunk_overlap=10).split_documents(parents)
+        return (
+            tree
+            + parents
+            + children
+            + [chunk_to_document(ParentChildChunker(300, 60).chunk(text)[0])]
+        )
+
+    fast = everything()
+    monkeypatch.setattr(langchain, "_FAST", False)
+    slow = everything()
+    assert len(fast) == len(slow) > 40
+    for made, built in zip(fast, slow, strict=True):
+        assert list(made.__dict__.items()) == list(built.__dict__.items())
+        assert list(made.metadata.items()) == list(built.metadata.items())
+        assert made.__pydantic_fields_set__ == built.__pydantic_fields_set__
+        assert made.__pydantic_extra__ is None and made.__pydantic_private__ is None
+        assert made == built and made.model_dump() == built.model_dump()
+    assert any("headings" in doc.metadata for doc in fast)
+    assert any("child_ids" in doc.metadata for doc in fast)
+
+
+@pytest.mark.parametrize("children", [False, True])
+def test_one_core_call_registers_what_chunk_tree_registers(
+    children: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "# Title\n\n" + REPEATED + "\n\n## Part\n\n" + REPEATED[:300]
+    documents = [Document(text, id="doc", metadata={"source": "a"}), Document(REPEATED[:90])]
+
+    def registered() -> tuple[list[Document], list[tuple[object, ...]]]:
+        chunker = HierarchicalChunker(
+            [300, 120, 40],
+            chunkers=["markdown", None, None],
+            registry=ParentRegistry(children=children),
+        )
+        docs = tree_documents(documents, chunker)
+        stored = [
+            (c.id, c.text, c.level, c.start_char, c.parent_id, c.child_ids, dict(c.metadata))
+            for c in chunker.parents
+        ]
+        return docs, stored
+
+    fast, fast_stored = registered()
+    monkeypatch.setattr(langchain, "_FAST", False)
+    slow, slow_stored = registered()
+    assert [list(d.metadata.items()) for d in fast] == [list(d.metadata.items()) for d in slow]
+    assert fast == slow
+    assert fast_stored == slow_stored
+    assert len(fast_stored) == (
+        len(fast) if children else sum(d.metadata["level"] > 0 for d in fast)
+    )

@@ -163,3 +163,50 @@ def chunk_documents(
 ) -> list[tuple[list[Chunk], int]]: ...
 def text_id(text: str) -> str: ...
 def _panic_for_tests(message: str, workers: int = 0) -> None: ...
+
+@final
+class ModelShape:
+    def __new__(
+        cls,
+        model: type,
+        fields: dict[str, Any],
+        id_key: str,
+        text_key: str,
+        metadata_key: str,
+        fields_set: set[str] | None = None,
+    ) -> ModelShape: ...
+    def build(self, id: str, text: str, metadata: dict[str, Any]) -> Any: ...
+
+_LangChainWriting = tuple[Mapping[str, Any], int | None, int, int, str | None, str | None]
+
+def langchain_documents(
+    shape: ModelShape, groups: Sequence[tuple[Sequence[Chunk], _LangChainWriting]]
+) -> list[Any]: ...
+def langchain_cut(
+    shape: ModelShape,
+    levels: Sequence[Splitter],
+    fingerprint: str,
+    texts: Sequence[str],
+    document_ids: Sequence[str | None],
+    metadatas: Sequence[Mapping[str, Any] | None],
+    writings: Sequence[_LangChainWriting],
+    leaves_only: bool,
+    keep_children: bool,
+) -> tuple[list[Any], list[Chunk]]: ...
+def haystack_documents(
+    shape: ModelShape,
+    chunks: Sequence[Chunk],
+    base: Mapping[str, Any],
+    block_sizes: Sequence[int],
+    source_id: str,
+    top_parent: str | None,
+    page_breaks: Sequence[int],
+) -> tuple[list[Any], list[str]]: ...
+def haystack_cut(
+    shape: ModelShape,
+    levels: Sequence[Splitter],
+    fingerprint: str,
+    documents: Sequence[tuple[str, str, Mapping[str, Any], str | None, Sequence[int]]],
+    block_sizes: Sequence[int],
+    keep_children: bool,
+) -> tuple[list[tuple[list[Any], list[str]]], list[Chunk]]: ...

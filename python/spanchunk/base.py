@@ -487,10 +487,27 @@ class Chunker:
         parent split again into children): the leaves of each document, in input order,
         the chunks above them recorded as ``chunk`` records them.
         """
+        return self._chunk_texts(*_columns(documents))
+
+    def _chunk_texts(
+        self,
+        texts: Sequence[str],
+        ids: Sequence[str | None],
+        metadatas: Sequence[Mapping[str, Any] | None] | None = None,
+    ) -> list[list[Chunk]]:
+        """``_chunk_each`` of a batch given as columns, with no ``Document`` per text.
+
+        The texts must be strs and the ids checked as ``Document`` checks them (None: the
+        text's hash); no metadata: every chunk's metadata is empty.
+        """
+        if metadatas is None:
+            metadatas = [None] * len(texts)
         levels = self._levels()
         if not all_built_in(levels):
-            return [self._chunk(document, leaves_only=True) for document in documents]
-        texts, ids, metadatas = _columns(documents)
+            return [
+                self._chunk(Document(text, id=id, metadata=metadata), leaves_only=True)
+                for text, id, metadata in zip(texts, ids, metadatas, strict=True)
+            ]
         try:
             results = _core.chunk_documents(levels, texts, ids, metadatas, self.fingerprint(), 1)
         except UnicodeEncodeError as error:

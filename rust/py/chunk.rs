@@ -22,7 +22,7 @@ static EMPTY_METADATA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// `text[start_char:end_char]` as a new str, copied from the str's own storage: no UTF-8 round
 /// trip, and CPython gives the slice the narrowest representation that holds it.
-fn substring<'py>(
+pub(super) fn substring<'py>(
     text: &Bound<'py, PyString>,
     start_char: usize,
     end_char: usize,
@@ -147,21 +147,21 @@ pub struct PyChunk {
     parent_id: PyOnceLock<Option<Py<PyString>>>,
     child_ids: PyOnceLock<Py<PyTuple>>,
     #[pyo3(get)]
-    document_id: Py<PyString>,
+    pub(super) document_id: Py<PyString>,
     #[pyo3(get)]
-    index: usize,
+    pub(super) index: usize,
     #[pyo3(get)]
-    level: usize,
+    pub(super) level: usize,
     #[pyo3(get)]
-    start_char: usize,
+    pub(super) start_char: usize,
     #[pyo3(get)]
-    end_char: usize,
+    pub(super) end_char: usize,
     #[pyo3(get)]
-    start_byte: usize,
+    pub(super) start_byte: usize,
     #[pyo3(get)]
-    end_byte: usize,
+    pub(super) end_byte: usize,
     #[pyo3(get)]
-    metadata: Py<PyAny>,
+    pub(super) metadata: Py<PyAny>,
 }
 
 /// What every chunk of one document shares, to make its lazy fields from: the document str,
@@ -176,7 +176,7 @@ pub(super) struct DocumentRows {
 }
 
 /// A chunk id as a str: 16 lowercase hex digits, formatted without a heap buffer.
-fn id_string(py: Python<'_>, id: u64) -> Bound<'_, PyString> {
+pub(super) fn id_string(py: Python<'_>, id: u64) -> Bound<'_, PyString> {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut buffer = [0_u8; 16];
     for (position, digit) in buffer.iter_mut().enumerate() {
@@ -184,6 +184,29 @@ fn id_string(py: Python<'_>, id: u64) -> Bound<'_, PyString> {
     }
     // Hex digits are ASCII, so this is valid UTF-8.
     PyString::new(py, std::str::from_utf8(&buffer).unwrap_or_default())
+}
+
+/// The value of `lock`, made by `make` on first read.
+///
+/// `PyOnceLock::get_or_try_init` detaches from the interpreter (releases and takes back the
+/// GIL) around every first initialisation, in case another thread is initialising the same
+/// lock: about a microsecond per chunk field on a loaded machine, the largest part of reading
+/// a new chunk's id, text, parent id and child ids. Here the GIL is held throughout; a thread
+/// that `make` lets in (it can run Python code) and that sets the lock first wins, and its
+/// value is the same one.
+fn made_once<'a, T>(
+    py: Python<'_>,
+    lock: &'a PyOnceLock<T>,
+    make: impl FnOnce() -> PyResult<T>,
+) -> PyResult<&'a T> {
+    if let Some(value) = lock.get(py) {
+        return Ok(value);
+    }
+    let value = make()?;
+    // An Err gives the value back: another thread set the lock while `make` ran.
+    let _ = lock.set(py, value);
+    lock.get(py)
+        .ok_or_else(|| PyRuntimeError::new_err("a chunk field was not kept"))
 }
 
 /// A `PyOnceLock` that already holds `value`.
@@ -196,7 +219,7 @@ fn filled<T>(py: Python<'_>, value: T) -> PyOnceLock<T> {
 
 impl DocumentRows {
     /// The id number of row `row` (`ids::chunk_id` spells it in hex).
-    fn id(&self, row: usize) -> u64 {
+    pub(super) fn id(&self, row: usize) -> u64 {
         self.rows.id(&self.document_key, &self.fingerprint, row)
     }
 }
@@ -228,6 +251,20 @@ impl PyChunk {
         }
     }
 
+    /// The chunk with its id and text already made (a caller that made them for another
+    /// object too).
+    pub(super) fn with_id_and_text(
+        self,
+        py: Python<'_>,
+        id: Py<PyString>,
+        text: Py<PyString>,
+    ) -> Self {
+        // New locks are empty, so `set` cannot fail.
+        let _ = self.id.set(py, id);
+        let _ = self.text.set(py, text);
+        self
+    }
+
     /// The document rows a lazy field is made from: always there when a field is still
     /// unset (a chunk made by hand has every field set).
     fn rows(&self) -> PyResult<&DocumentRows> {
@@ -236,46 +273,45 @@ impl PyChunk {
             .ok_or_else(|| PyRuntimeError::new_err("Chunk has neither a field nor its source"))
     }
 
-    fn id_str<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyString>> {
-        self.id
-            .get_or_try_init(py, || {
-                let rows = self.rows()?;
-                Ok::<_, PyErr>(id_string(py, rows.id(self.row)).unbind())
-            })
-            .map(|id| id.bind(py))
+    pub(super) fn id_str<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyString>> {
+        made_once(py, &self.id, || {
+            let rows = self.rows()?;
+            Ok::<_, PyErr>(id_string(py, rows.id(self.row)).unbind())
+        })
+        .map(|id| id.bind(py))
     }
 
-    fn text_str<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyString>> {
-        self.text
-            .get_or_try_init(py, || {
-                let rows = self.rows()?;
-                substring(rows.text.bind(py), self.start_char, self.end_char).map(Bound::unbind)
-            })
-            .map(|text| text.bind(py))
+    pub(super) fn text_str<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyString>> {
+        made_once(py, &self.text, || {
+            let rows = self.rows()?;
+            substring(rows.text.bind(py), self.start_char, self.end_char).map(Bound::unbind)
+        })
+        .map(|text| text.bind(py))
     }
 
-    fn parent_id_str<'py>(&self, py: Python<'py>) -> PyResult<Option<&Bound<'py, PyString>>> {
-        self.parent_id
-            .get_or_try_init(py, || {
-                let rows = self.rows()?;
-                Ok::<_, PyErr>(
-                    rows.rows
-                        .parent(self.row)
-                        .map(|parent| id_string(py, rows.id(parent)).unbind()),
-                )
-            })
-            .map(|parent| parent.as_ref().map(|id| id.bind(py)))
+    pub(super) fn parent_id_str<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Option<&Bound<'py, PyString>>> {
+        made_once(py, &self.parent_id, || {
+            let rows = self.rows()?;
+            Ok::<_, PyErr>(
+                rows.rows
+                    .parent(self.row)
+                    .map(|parent| id_string(py, rows.id(parent)).unbind()),
+            )
+        })
+        .map(|parent| parent.as_ref().map(|id| id.bind(py)))
     }
 
-    fn child_ids_tuple<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyTuple>> {
-        self.child_ids
-            .get_or_try_init(py, || {
-                let rows = self.rows()?;
-                let own = rows.rows.children(self.row);
-                PyTuple::new(py, own.iter().map(|&child| id_string(py, rows.id(child))))
-                    .map(Bound::unbind)
-            })
-            .map(|ids| ids.bind(py))
+    pub(super) fn child_ids_tuple<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyTuple>> {
+        made_once(py, &self.child_ids, || {
+            let rows = self.rows()?;
+            let own = rows.rows.children(self.row);
+            PyTuple::new(py, own.iter().map(|&child| id_string(py, rows.id(child))))
+                .map(Bound::unbind)
+        })
+        .map(|ids| ids.bind(py))
     }
 
     /// Whether both chunks were built from the same `DocumentRows` (one document, one call).

@@ -76,10 +76,54 @@ pub(super) fn chunk_documents<'py>(
             metadatas.len()
         )));
     }
-    let owned = splitters(&levels);
+    let fingerprint: Arc<str> = Arc::from(fingerprint);
+    cut_documents(py, &levels, &texts, &document_ids, workers)?
+        .into_iter()
+        .zip(texts.iter().zip(&metadatas))
+        .map(|(document, (text, metadata))| {
+            let first_leaf = document.rows.first_leaf();
+            let chunks = document_chunks(
+                py,
+                text,
+                &document.document_id,
+                metadata.as_ref(),
+                (document.rows, document.key, Arc::clone(&fingerprint)),
+                document.outline.as_ref(),
+            )?;
+            Ok((chunks, first_leaf))
+        })
+        .collect()
+}
+
+/// One document cut by `cut_documents`: its id (the given one, or the hash of its text), the
+/// same as a Rust string (what the chunk ids hash), its linked rows and its Markdown outline.
+pub(super) struct CutDocument<'py> {
+    pub(super) document_id: Bound<'py, PyString>,
+    pub(super) key: String,
+    pub(super) rows: LinkedRows,
+    pub(super) outline: Option<Outline>,
+}
+
+/// Every level of many documents, with the GIL released, on `workers` threads (1: this
+/// thread; None: every core), and the default document ids (`text_id`, where an id is None).
+pub(super) fn cut_documents<'py>(
+    py: Python<'py>,
+    levels: &[Bound<'py, PySplitter>],
+    texts: &[Bound<'py, PyString>],
+    document_ids: &[Option<Bound<'py, PyString>>],
+    workers: Option<i64>,
+) -> PyResult<Vec<CutDocument<'py>>> {
+    if texts.len() != document_ids.len() {
+        return Err(PyValueError::new_err(format!(
+            "{} texts and {} document ids: pass one id (or None) per text",
+            texts.len(),
+            document_ids.len()
+        )));
+    }
+    let owned = splitters(levels);
     let workers = worker_count(workers)?;
     let mut inputs: Vec<DocumentInput> = Vec::with_capacity(texts.len());
-    for (text, id) in texts.iter().zip(&document_ids) {
+    for (text, id) in texts.iter().zip(document_ids) {
         let key = id.as_ref().map(|id| id.to_str()).transpose()?;
         inputs.push((text.to_str()?, text.len()?, key));
     }
@@ -87,29 +131,23 @@ pub(super) fn chunk_documents<'py>(
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
         engine::document_rows(&borrowed, &inputs, workers)
     })??;
-    let fingerprint: Arc<str> = Arc::from(fingerprint);
     prepared
         .into_iter()
-        .zip(texts.iter().zip(&document_ids).zip(&metadatas))
-        .map(|(document, ((text, given_id), metadata))| {
-            let (document_id, document_key) = match (given_id, document.made_key) {
+        .zip(document_ids)
+        .map(|(document, given_id)| {
+            let (document_id, key) = match (given_id, document.made_key) {
                 (Some(id), _) => (id.clone(), id.to_str()?.to_owned()),
                 (None, made) => {
                     let made = made.unwrap_or_default();
                     (PyString::new(py, &made), made)
                 }
             };
-            let rows = LinkedRows::new(document.rows)?;
-            let first_leaf = rows.first_leaf();
-            let chunks = document_chunks(
-                py,
-                text,
-                &document_id,
-                metadata.as_ref(),
-                (rows, document_key, Arc::clone(&fingerprint)),
-                document.outline.as_ref(),
-            )?;
-            Ok((chunks, first_leaf))
+            Ok(CutDocument {
+                document_id,
+                key,
+                rows: LinkedRows::new(document.rows)?,
+                outline: document.outline,
+            })
         })
         .collect()
 }
@@ -149,7 +187,7 @@ fn document_chunks<'py>(
 
 /// Per heading path, the read-only metadata of its chunks: the document's metadata and
 /// `"headings"`, built once per path.
-struct HeadingPaths<'a, 'py> {
+pub(super) struct HeadingPaths<'a, 'py> {
     outline: &'a Outline,
     base: &'a Bound<'py, PyAny>,
     /// By the number of headings before a chunk's start.
@@ -158,7 +196,7 @@ struct HeadingPaths<'a, 'py> {
 }
 
 impl<'a, 'py> HeadingPaths<'a, 'py> {
-    fn new(outline: &'a Outline, base: &'a Bound<'py, PyAny>) -> Self {
+    pub(super) fn new(outline: &'a Outline, base: &'a Bound<'py, PyAny>) -> Self {
         let count = outline.headings.len();
         Self {
             outline,
@@ -168,7 +206,12 @@ impl<'a, 'py> HeadingPaths<'a, 'py> {
         }
     }
 
-    fn metadata(&mut self, py: Python<'py>, start_byte: usize) -> PyResult<Bound<'py, PyAny>> {
+    /// The read-only metadata of a chunk that starts at `start_byte`.
+    pub(super) fn metadata(
+        &mut self,
+        py: Python<'py>,
+        start_byte: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let count = self.outline.headings_before(start_byte);
         if let Some(built) = &self.built[count] {
             return Ok(built.clone());

@@ -6,10 +6,18 @@ import bisect
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from spanchunk import HierarchicalChunker, MarkdownChunker, ParentChildChunker, RecursiveChunker
+from spanchunk import (
+    Chunker,
+    HierarchicalChunker,
+    MarkdownChunker,
+    ParentChildChunker,
+    RecursiveChunker,
+)
+from spanchunk._spans import all_built_in
 
 __all__ = [
     "PageNumbers",
+    "cut_in_core",
     "hierarchical_chunker",
     "missing_extra",
     "recursive_chunker",
@@ -32,6 +40,22 @@ def same_model(built: Any, filled: Any) -> bool:
         and built.model_dump() == filled.model_dump()
         and built == filled
         and not type(built).__pydantic_post_init__
+    )
+
+
+def cut_in_core(chunker: Chunker, method: str) -> bool:
+    """Whether the integrations may cut for ``chunker.<method>`` and write the framework's
+    objects in one core call, with no ``Chunk`` objects but those its registry gets: every
+    level is built in, and neither ``method`` nor the chunking behind it is overridden
+    (``parent_content`` rewrites the leaves, so it keeps the ``Chunk`` path too)."""
+    kind = type(chunker)
+    base = HierarchicalChunker if method == "chunk_tree" else Chunker
+    return (
+        getattr(kind, method, None) is getattr(base, method)
+        and kind._chunk is Chunker._chunk
+        and kind._collect is Chunker._collect
+        and not getattr(chunker, "_parent_content", False)
+        and all_built_in(chunker._levels())
     )
 
 
@@ -103,6 +127,11 @@ class PageNumbers:
                 breaks.append(position)
                 position = text.find("\f", position + 1)
         self._breaks = breaks
+
+    @property
+    def breaks(self) -> list[int]:
+        """The char offsets of the form feeds, in order."""
+        return self._breaks
 
     def at(self, start_char: int) -> int:
         """1 + the number of form feeds before ``start_char``."""

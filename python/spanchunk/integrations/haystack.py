@@ -45,14 +45,23 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import bisect
 import copy
 from collections.abc import Iterable
 from dataclasses import fields, replace
 from typing import Any
 
-from spanchunk import Chunk, HierarchicalChunker
+from spanchunk import Chunk, HierarchicalChunker, _core
 from spanchunk import Document as SpanDocument
-from spanchunk.integrations._common import PageNumbers, Unit, hierarchical_chunker, missing_extra
+from spanchunk.document import _check_id
+from spanchunk.errors import _encoding_error
+from spanchunk.integrations._common import (
+    PageNumbers,
+    Unit,
+    cut_in_core,
+    hierarchical_chunker,
+    missing_extra,
+)
 
 try:
     from haystack import Document, component, default_from_dict, default_to_dict
@@ -66,16 +75,36 @@ _SCALARS = (str, int, float, bool, type(None))
 # Performance notes
 # -----------------
 # Haystack's ``Document`` goes through a metaclass ``__call__`` (which drops legacy fields),
-# the dataclass ``__init__`` and ``__post_init__`` (type checks, the id): about 9 us, a third
-# of this component's cost per chunk, for values that are already right. ``_make_document``
-# fills the dataclass's ``__dict__`` directly (about 1 us; inlined in the loop, about 0.5);
-# the shortcut is checked once at import against a document built normally (fields,
-# ``to_dict``, equality), and the normal constructor is used whenever they differ. Each
-# chunk's meta is a copy of one template per document (the document's meta, then the tree
-# keys in their order) with the chunk's values stored into it, about half the cost of
-# building it with ``{**meta, ...}``.
+# the dataclass ``__init__`` and ``__post_init__`` (type checks; the id, only when none is
+# given): about 9 us, for values that are already right. A Python loop filling the
+# dataclass's ``__dict__`` and each chunk's meta from a template still cost 10-15 us per
+# chunk on a loaded 2-core machine. What won: the core cuts every document of a run and
+# writes the documents in one call (``_core.haystack_cut``, see rust/py/frameworks.rs): the
+# instance from the class's own allocation slot, ``__dict__`` a copy of one template, the
+# meta a copy of one template per document with the chunk's values stored in place, each
+# chunk id hashed once, ``Chunk`` objects made only for the registry: about 4 us per chunk
+# left on markdown-zh, 2 on gutenberg. The shortcut is checked once at import against
+# documents built normally (fields, ``to_dict``, equality, meta key order), and the normal
+# constructor is used whenever they differ. The root (one per document) is filled in Python
+# the same way. The full record is in benches/NOTES.md.
 _new = object.__new__
 _set = object.__setattr__
+_FIELDS = [field.name for field in fields(Document)]
+_SHAPE = _core.ModelShape(
+    Document,
+    {
+        "id": None,
+        "content": None,
+        "blob": None,
+        "meta": None,
+        "score": None,
+        "embedding": None,
+        "sparse_embedding": None,
+    },
+    "id",
+    "content",
+    "meta",
+)
 
 
 def _constructed(id: str, content: str, meta: dict[str, Any]) -> Document:
@@ -93,39 +122,85 @@ def _dict_setter() -> Any:
 _set_dict = _dict_setter()
 
 
-def _filled(id: str, content: str, meta: dict[str, Any]) -> Document:
-    document = _new(Document)
-    _set_dict(
-        document,
-        {
-            "id": id,
-            "content": content,
-            "blob": None,
-            "meta": meta,
-            "score": None,
-            "embedding": None,
-            "sparse_embedding": None,
-        },
-    )
-    return document
+# One document's tree and how to write it: its chunks (levels top first), the meta they
+# copy, the block sizes (top first), the document's id, the top chunks' parent id (the root's
+# id, or None) and the char offsets of the form feeds.
+_Tree = tuple[list[Chunk], dict[str, Any], list[int], str, str | None, list[int]]
 
 
-def _same_layout() -> bool:
+def _constructed_tree(tree: _Tree) -> tuple[list[Document], list[str]]:
+    """One document's tree through Haystack's constructor (the reference path)."""
+    chunks, meta, sizes, root_id, top_parent, page_breaks = tree
+    deep = not all(isinstance(value, _SCALARS) for value in meta.values())
+    depth_of_leaves = len(sizes)
+    out: list[Document] = []
+    top_ids: list[str] = []
+    for chunk in chunks:
+        depth = depth_of_leaves - chunk.level
+        parent_id = chunk.parent_id
+        if parent_id is None:
+            top_ids.append(chunk.id)
+        # The document's meta, then the tree keys in their order (a key already in the meta
+        # keeps its place and takes the chunk's value).
+        meta_fields = {
+            **(copy.deepcopy(meta) if deep else meta),
+            "__level": depth,
+            "__block_size": sizes[depth - 1],
+            "__parent_id": parent_id if parent_id is not None else top_parent,
+            "__children_ids": list(chunk.child_ids),
+            "source_id": root_id,
+            "page_number": 1 + bisect.bisect_left(page_breaks, chunk.start_char),
+            "split_id": chunk.index,
+            "split_idx_start": chunk.start_char,
+            "split_idx_end": chunk.end_char,
+            "start_byte": chunk.start_byte,
+            "end_byte": chunk.end_byte,
+        }
+        headings = chunk.metadata.get("headings")
+        if headings is not None:
+            meta_fields["headings"] = list(headings)
+        out.append(_constructed(chunk.id, chunk.text, meta_fields))
+    return out, top_ids
+
+
+def _filled_root(values: dict[str, Any]) -> Document:
+    root = _new(Document)
+    _set_dict(root, values)
+    return root
+
+
+def _same_layout(shape: Any = _SHAPE) -> bool:
+    """Whether the core's documents (made by ``shape``) and a filled root are the
+    constructor's, on probes of every key, with shallow and deep-copied meta."""
     try:
-        built = _constructed("id", "probe", {"key": 1})
-        filled = _filled("id", "probe", {"key": 1})
+        parent = Chunk("p1", "probe text", "doc", 0, 1, 0, 10, 0, 10, None, ("c1",))
+        child = Chunk("c1", "probe", "doc", 0, 0, 6, 11, 6, 11, "p1", (), {"headings": ("H",)})
+        for meta in ({"key": 1, "__level": "stale"}, {"tags": ["a"]}):
+            arguments: _Tree = ([parent, child], meta, [20, 10], "doc", "root", [3])
+            built, top_ids = _core.haystack_documents(shape, *arguments)
+            expected, expected_top = _constructed_tree(arguments)
+            if top_ids != expected_top or len(built) != len(expected):
+                return False
+            for reference, filled in zip(expected, built, strict=True):
+                if not (
+                    type(reference) is type(filled)
+                    and list(reference.__dict__.items()) == list(filled.__dict__.items())
+                    and list(reference.meta.items()) == list(filled.meta.items())
+                    and list(filled.__dict__) == _FIELDS
+                    and reference.to_dict() == filled.to_dict()
+                    and reference == filled
+                ):
+                    return False
+        root = _constructed("id", "probe", {"key": 1})
         return (
-            list(built.__dict__.items()) == list(filled.__dict__.items())
-            and [field.name for field in fields(Document)] == list(filled.__dict__)
-            and built.to_dict() == filled.to_dict()
-            and built == filled
+            list(_filled_root(dict(root.__dict__)).__dict__.items()) == list(root.__dict__.items())
+            and _filled_root(dict(root.__dict__)) == root
         )
     except Exception:  # any surprise: keep the constructor
         return False
 
 
-_make_document = _filled if _same_layout() else _constructed
-_FIELDS = [field.name for field in fields(Document)]
+_FAST = _same_layout()
 
 
 @component
@@ -190,9 +265,13 @@ class SpanchunkDocumentSplitter:
         Raises:
             ValueError: A document has no text content.
         """
-        out: list[Document] = []
-        for document in documents:
-            out.extend(self._tree(document))
+        chunker = self._chunker
+        if _FAST and self.split_overlap == 0 and cut_in_core(chunker, "chunk_tree"):
+            out = self._cut(documents)
+        else:
+            out = []
+            for document in documents:
+                out.extend(self._tree(document))
         return {
             "documents": out,
             "leaf_documents": [doc for doc in out if not doc.meta["__children_ids"]],
@@ -208,82 +287,58 @@ class SpanchunkDocumentSplitter:
         """``run`` in a worker thread (the core releases the GIL while it cuts)."""
         return await asyncio.to_thread(self.run, documents)
 
-    def _tree(self, document: Document) -> list[Document]:
-        text = document.content
-        if text is None:
-            raise ValueError(
-                f"SpanchunkDocumentSplitter splits text: document {document.id!r} has no "
-                "content (convert it to text first)"
+    def _cut(self, documents: list[Document]) -> list[Document]:
+        """Every tree cut and written in one core call; only the chunks the registry gets
+        are made as ``Chunk`` objects (see ``cut_in_core``)."""
+        chunker = self._chunker
+        include_root = self.include_root
+        columns = []
+        for document in documents:
+            text = _text_of(document)
+            root_id = _check_id(document.id)
+            top_parent = root_id if include_root else None
+            columns.append((text, root_id, document.meta, top_parent, PageNumbers(text).breaks))
+        registry = chunker._registry
+        keep_children = registry is not None and getattr(registry, "keeps_children", False)
+        try:
+            trees, stored = _core.haystack_cut(
+                _SHAPE,
+                chunker._levels(),
+                chunker.fingerprint(),
+                columns,
+                self.block_sizes,
+                keep_children,
             )
-        chunks = self._chunker.chunk_tree(SpanDocument(text, id=document.id))
-        sizes = self.block_sizes
-        depth_of_leaves = len(sizes)
-        meta = document.meta
-        # Meta with only scalars is copied shallowly (the same thing as a deep copy, cheaper).
-        deep = not all(isinstance(value, _SCALARS) for value in meta.values())
-        at_page = PageNumbers(text).at
+        except UnicodeEncodeError as error:
+            raise _encoding_error(error) from None
+        if stored:
+            chunker._register(stored)
+        out: list[Document] = []
+        for document, (tree, top_ids) in zip(documents, trees, strict=True):
+            if include_root:
+                out.append(_root(document, top_ids))
+            out.extend(tree)
+        return out
+
+    def _tree(self, document: Document) -> list[Document]:
+        text = _text_of(document)
+        chunker = self._chunker
         root_id = document.id
         top_parent = root_id if self.include_root else None
-        top_ids: list[str] = []
-        out: list[Document] = []
-        fill = _make_document is _filled
-        # The meta template: the document's meta, then the tree keys in the order every
-        # chunk gets them (a key already in the meta keeps its place, the chunk's value).
-        template = {
-            **meta,
-            "__level": 0,
-            "__block_size": 0,
-            "__parent_id": None,
-            "__children_ids": None,
-            "source_id": root_id,
-            "page_number": 1,
-            "split_id": 0,
-            "split_idx_start": 0,
-            "split_idx_end": 0,
-            "start_byte": 0,
-            "end_byte": 0,
-        }
-        for chunk in chunks:
-            depth = depth_of_leaves - chunk.level
-            chunk_id = chunk.id
-            parent_id = chunk.parent_id
-            start_char = chunk.start_char
-            meta_fields = template.copy()
-            if deep:  # the meta's own values, copied afresh for every chunk
-                meta_fields.update(copy.deepcopy(meta))
-            meta_fields["__level"] = depth
-            meta_fields["__block_size"] = sizes[depth - 1]
-            meta_fields["__parent_id"] = parent_id if parent_id is not None else top_parent
-            meta_fields["__children_ids"] = list(chunk.child_ids)
-            meta_fields["source_id"] = root_id
-            meta_fields["page_number"] = at_page(start_char)
-            meta_fields["split_id"] = chunk.index
-            meta_fields["split_idx_start"] = start_char
-            meta_fields["split_idx_end"] = chunk.end_char
-            meta_fields["start_byte"] = chunk.start_byte
-            meta_fields["end_byte"] = chunk.end_byte
-            headings = chunk.metadata.get("headings")
-            if headings is not None:
-                meta_fields["headings"] = list(headings)
-            if parent_id is None:
-                top_ids.append(chunk_id)
-            if fill:  # _filled, inlined: a call per chunk is a tenth of the loop
-                built = _new(Document)
-                _set_dict(
-                    built,
-                    {
-                        "id": chunk_id,
-                        "content": chunk.text,
-                        "blob": None,
-                        "meta": meta_fields,
-                        "score": None,
-                        "embedding": None,
-                        "sparse_embedding": None,
-                    },
-                )
-                out.append(built)
-            else:
-                out.append(_make_document(chunk_id, chunk.text, meta_fields))
+        page_breaks = PageNumbers(text).breaks
+        chunks = chunker.chunk_tree(SpanDocument(text, id=root_id))
+        arguments: _Tree = (
+            chunks,
+            document.meta,
+            self.block_sizes,
+            root_id,
+            top_parent,
+            page_breaks,
+        )
+        if _FAST:
+            out, top_ids = _core.haystack_documents(_SHAPE, *arguments)
+        else:
+            out, top_ids = _constructed_tree(arguments)
         if self.split_overlap > 0:
             _mark_overlaps(chunks, out)
         if not self.include_root:
@@ -308,6 +363,17 @@ class SpanchunkDocumentSplitter:
         return default_from_dict(cls, data)
 
 
+def _text_of(document: Document) -> str:
+    """The text of a document to split; ValueError when it has none."""
+    text = document.content
+    if text is None:
+        raise ValueError(
+            f"SpanchunkDocumentSplitter splits text: document {document.id!r} has no "
+            "content (convert it to text first)"
+        )
+    return text
+
+
 def _root(document: Document, top_ids: list[str]) -> Document:
     """The caller's document with the root's tree fields, as Haystack builds it.
 
@@ -319,10 +385,8 @@ def _root(document: Document, top_ids: list[str]) -> Document:
         {"__block_size": 0, "__parent_id": None, "__children_ids": top_ids, "__level": 0}
     )
     values = document.__dict__
-    if _make_document is _filled and type(document) is Document and list(values) == _FIELDS:
-        root = _new(Document)
-        _set_dict(root, {**values, "meta": root_meta})
-        return root
+    if _FAST and type(document) is Document and list(values) == _FIELDS:
+        return _filled_root({**values, "meta": root_meta})
     return replace(document, meta=root_meta)
 
 

@@ -49,9 +49,18 @@ import copy
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from spanchunk import Chunk, Chunker, HierarchicalChunker
+from spanchunk import Chunk, Chunker, HierarchicalChunker, _core
 from spanchunk import Document as SpanDocument
-from spanchunk.integrations._common import Unit, missing_extra, recursive_chunker, same_model
+from spanchunk.base import _columns
+from spanchunk.document import _check_id, _text_type_error
+from spanchunk.errors import _encoding_error
+from spanchunk.integrations._common import (
+    Unit,
+    cut_in_core,
+    missing_extra,
+    recursive_chunker,
+    same_model,
+)
 
 try:
     from langchain_core.documents import Document
@@ -84,64 +93,38 @@ SPAN_KEYS = (
     "child_ids",
     "headings",
 )
+_SPAN_KEY_SET = frozenset(SPAN_KEYS)
 _SCALARS = (str, int, float, bool, type(None))
 
 # Performance notes
 # -----------------
 # A LangChain ``Document`` built through its constructor costs ~3-4 us of pydantic
-# validation (the fields are already of the right types), more than everything else this
-# module does per chunk, and ``model_construct`` is no faster. ``_make_document`` fills the
-# instance the way pydantic's own ``model_construct`` does (``__dict__`` in field order, the
-# set fields, no extra, no private) through the slots' own descriptors (no attribute lookup
-# by name), about 0.8 us; the shortcut is checked once at import against a document built by
-# the constructor, and the constructor is used whenever they differ (a future pydantic or
-# langchain-core with another layout). Each chunk's metadata is a copy of one template per
-# call (the document's metadata, then the span keys in their order) with the span values
-# stored into it: about 0.3 us where ``{**base, ...}`` took about 0.7-1.0.
-_new = object.__new__
+# validation (the fields are already of the right types); a Python loop filling each
+# instance and its metadata field by field still cost 8-14 us per chunk on a loaded 2-core
+# machine, most of ``tree_documents``. What won: the core cuts the texts and writes the
+# documents in one call per batch (``_core.langchain_cut``, see rust/py/frameworks.rs): the
+# instance from the class's own allocation slot, ``__dict__`` and the pydantic slots set as
+# ``model_construct`` sets them, each chunk's metadata a copy of one template per document
+# with the values stored in place, each chunk id hashed once, ``Chunk`` objects made only for
+# the registry. About 2 us per document is left (gutenberg: 20-30 ms for 10,116), CPython's
+# own allocations and dict stores for the most part. The shortcut is checked once at import
+# against documents built by the constructor (``_same_layout``), and the constructor is used
+# whenever they differ (a future pydantic or langchain-core with another layout). The full
+# record is in benches/NOTES.md.
 _FIELDS_SET = frozenset({"id", "metadata", "page_content"})
+_SHAPE = _core.ModelShape(
+    Document,
+    {"id": None, "metadata": None, "page_content": None, "type": "Document"},
+    "id",
+    "page_content",
+    "metadata",
+    set(_FIELDS_SET),
+)
 
-
-def _slot_setter(name: str) -> Any:
-    """The ``__set__`` of the descriptor ``Document`` instances keep ``name`` in."""
-    for klass in Document.__mro__:
-        if name in vars(klass):
-            return vars(klass)[name].__set__
-    raise AttributeError(name)  # pragma: no cover - caught by _same_layout
-
-
-def _constructed(text: str, metadata: dict[str, Any], id: str) -> Document:
-    return Document(page_content=text, metadata=metadata, id=id)
-
-
-try:
-    _set_dict = _slot_setter("__dict__")
-    _set_fields = _slot_setter("__pydantic_fields_set__")
-    _set_extra = _slot_setter("__pydantic_extra__")
-    _set_private = _slot_setter("__pydantic_private__")
-except AttributeError:  # pragma: no cover - another pydantic: keep the constructor
-    _set_dict = _set_fields = _set_extra = _set_private = None
-
-
-def _filled(text: str, metadata: dict[str, Any], id: str) -> Document:
-    document = _new(Document)
-    _set_dict(document, {"id": id, "metadata": metadata, "page_content": text, "type": "Document"})
-    _set_fields(document, set(_FIELDS_SET))
-    _set_extra(document, None)
-    _set_private(document, None)
-    return document
-
-
-def _same_layout() -> bool:
-    try:
-        return same_model(
-            _constructed("probe", {"key": 1}, "id"), _filled("probe", {"key": 1}, "id")
-        )
-    except Exception:  # any surprise: keep the constructor
-        return False
-
-
-_make_document = _filled if _same_layout() else _constructed
+# One document's chunks and how to write them: the chunks, the metadata they copy, the
+# level to write instead of Chunk.level, the char and byte offsets of the text in its
+# source, and the document id and parent id to write instead of the chunks' own.
+_Group = tuple[Sequence[Chunk], Mapping[str, Any], int | None, int, int, str | None, str | None]
 
 
 def _copier(metadata: Mapping[str, Any]) -> Any:
@@ -157,92 +140,118 @@ def _copier(metadata: Mapping[str, Any]) -> Any:
 
 def _own_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """The caller's metadata of a document, without the span keys a splitter wrote."""
-    return {key: value for key, value in metadata.items() if key not in SPAN_KEYS}
+    span_keys = _SPAN_KEY_SET
+    return {key: value for key, value in metadata.items() if key not in span_keys}
 
 
-def _chunk_documents(
-    chunks: Iterable[Chunk],
-    base: Mapping[str, Any],
-    *,
-    level: int | None = None,
-    char_offset: int = 0,
-    byte_offset: int = 0,
-    document_id: str | None = None,
-    parent_id: str | None = None,
-) -> list[Document]:
-    """The LangChain documents of some chunks of one document, every value from the chunk.
-
-    ``base`` is copied into each (shallowly when all its values are scalars, else deeply);
-    the offsets, ``document_id`` and ``parent_id`` serve a piece of a larger document (a
-    parent split again); ``level`` replaces ``Chunk.level`` (a flat splitter's role).
-    """
-    deep = _copier(base) is not dict
-    make = _make_document
-    fill = make is _filled
-    new, set_dict, set_fields, set_extra, set_private = (
-        _new,
-        _set_dict,
-        _set_fields,
-        _set_extra,
-        _set_private,
-    )
-    fields_set = set(_FIELDS_SET)
-    # The template: the document's metadata, then the span keys in the order every chunk
-    # gets them (a key already in the metadata keeps its place and takes the chunk's value).
-    template = {
-        **base,
-        "start_index": 0,
-        "end_index": 0,
-        "start_byte": 0,
-        "end_byte": 0,
-        "level": 0,
-        "index": 0,
-        "chunk_id": "",
-        "document_id": "",
-        "parent_id": None,
-    }
+def _constructed_documents(group: _Group) -> list[Document]:
+    """The documents of one group through LangChain's constructor (the reference path)."""
+    chunks, base, level, char_offset, byte_offset, document_id, parent_id = group
+    copier = _copier(base)
     out: list[Document] = []
-    append = out.append
     for chunk in chunks:
-        chunk_id = chunk.id
-        fields = template.copy()
-        if deep:  # the metadata's own values, copied afresh for every chunk
-            fields.update(copy.deepcopy(base))
-        fields["start_index"] = chunk.start_char + char_offset
-        fields["end_index"] = chunk.end_char + char_offset
-        fields["start_byte"] = chunk.start_byte + byte_offset
-        fields["end_byte"] = chunk.end_byte + byte_offset
-        fields["level"] = chunk.level if level is None else level
-        fields["index"] = chunk.index
-        fields["chunk_id"] = chunk_id
-        fields["document_id"] = chunk.document_id if document_id is None else document_id
-        fields["parent_id"] = chunk.parent_id if parent_id is None else parent_id
-        child_ids = chunk.child_ids
-        if child_ids:
-            fields["child_ids"] = list(child_ids)
-        chunk_metadata = chunk.metadata
-        if chunk_metadata:
-            headings = chunk_metadata.get("headings")
-            if headings is not None:
-                fields["headings"] = list(headings)
-        if fill:  # _filled, inlined: a call per chunk is a tenth of the loop
-            document = new(Document)
-            set_dict(
-                document,
-                {
-                    "id": chunk_id,
-                    "metadata": fields,
-                    "page_content": chunk.text,
-                    "type": "Document",
-                },
-            )
-            set_fields(document, fields_set.copy())
-            set_extra(document, None)
-            set_private(document, None)
-            append(document)
-        else:
-            append(make(chunk.text, fields, chunk_id))
+        # The document's metadata, then the span keys in their order (a key already in the
+        # metadata keeps its place and takes the chunk's value).
+        fields = {
+            **copier(base),
+            "start_index": chunk.start_char + char_offset,
+            "end_index": chunk.end_char + char_offset,
+            "start_byte": chunk.start_byte + byte_offset,
+            "end_byte": chunk.end_byte + byte_offset,
+            "level": chunk.level if level is None else level,
+            "index": chunk.index,
+            "chunk_id": chunk.id,
+            "document_id": chunk.document_id if document_id is None else document_id,
+            "parent_id": chunk.parent_id if parent_id is None else parent_id,
+        }
+        if chunk.child_ids:
+            fields["child_ids"] = list(chunk.child_ids)
+        headings = chunk.metadata.get("headings")
+        if headings is not None:
+            fields["headings"] = list(headings)
+        out.append(Document(page_content=chunk.text, metadata=fields, id=chunk.id))
     return out
+
+
+def _built_documents(groups: Sequence[_Group], shape: Any = _SHAPE) -> list[Document]:
+    """The documents of every group, in order, made in the core."""
+    return _core.langchain_documents(shape, [(group[0], group[1:]) for group in groups])
+
+
+def _constructed_groups(groups: Sequence[_Group]) -> list[Document]:
+    """The documents of every group, in order, through the constructor."""
+    out: list[Document] = []
+    for group in groups:
+        out.extend(_constructed_documents(group))
+    return out
+
+
+def _same_layout(shape: Any = _SHAPE) -> bool:
+    """Whether the core's documents (made by ``shape``) are the constructor's, on probes of
+    every key, shallow and deep-copied metadata, and the splitter's overrides."""
+    try:
+        parent = Chunk("p1", "probe text", "doc", 0, 1, 0, 10, 0, 10, None, ("c1",))
+        child = Chunk("c1", "probe", "doc", 0, 0, 0, 5, 0, 5, "p1", (), {"headings": ("H",)})
+        groups: list[_Group] = [
+            ([parent, child], {"key": 1, "level": "stale"}, None, 0, 0, None, None),
+            ([child, child], {"tags": ["a"]}, 0, 3, 4, "source", "parent"),
+        ]
+        built, expected = _built_documents(groups, shape), _constructed_groups(groups)
+        return (
+            len(built) == len(expected)
+            and all(
+                same_model(reference, filled)
+                and list(reference.metadata.items()) == list(filled.metadata.items())
+                for reference, filled in zip(expected, built, strict=True)
+            )
+            and built[2].metadata["tags"] is not built[3].metadata["tags"]
+        )
+    except Exception:  # any surprise: keep the constructor
+        return False
+
+
+_FAST = _same_layout()
+
+
+def _cut(
+    chunker: Chunker,
+    texts: Sequence[str],
+    ids: Sequence[str | None],
+    metadatas: Sequence[Mapping[str, Any] | None],
+    writings: Sequence[tuple[Mapping[str, Any], int | None, int, int, str | None, str | None]],
+    *,
+    leaves_only: bool,
+) -> list[Document]:
+    """The documents of texts cut and written in one core call (see ``cut_in_core``); the
+    chunks above the leaves go to the chunker's registry, as ``chunk_tree`` sends them."""
+    registry = chunker._registry
+    keep_children = registry is not None and getattr(registry, "keeps_children", False)
+    try:
+        documents, stored = _core.langchain_cut(
+            _SHAPE,
+            chunker._levels(),
+            chunker.fingerprint(),
+            texts,
+            ids,
+            metadatas,
+            writings,
+            leaves_only,
+            keep_children,
+        )
+    except UnicodeEncodeError as error:
+        raise _encoding_error(error) from None
+    if stored:
+        chunker._register(stored)
+    return documents
+
+
+def _documents_of(groups: Sequence[_Group]) -> list[Document]:
+    """The LangChain documents of every group, in order (see the module's field mapping).
+
+    Each group's metadata is copied into each of its documents (shallowly when all its
+    values are scalars, else deeply, as LangChain's splitters copy it).
+    """
+    return _built_documents(groups) if _FAST else _constructed_groups(groups)
 
 
 def chunk_to_document(chunk: Chunk, metadata: Mapping[str, Any] | None = None) -> Document:
@@ -258,7 +267,7 @@ def chunk_to_document(chunk: Chunk, metadata: Mapping[str, Any] | None = None) -
     """
     if metadata is None:
         metadata = {key: value for key, value in chunk.metadata.items() if key != "headings"}
-    return _chunk_documents([chunk], metadata)[0]
+    return _documents_of([([chunk], metadata, None, 0, 0, None, None)])[0]
 
 
 def _as_span_document(
@@ -289,12 +298,17 @@ def tree_documents(
         For each document, its chunks level by level from the top, each level in reading
         order; parents carry ``child_ids``, children ``parent_id``.
     """
-    out: list[Document] = []
-    for document in documents:
-        span_document, base = _as_span_document(document)
-        tree = chunker.chunk_tree(span_document)
-        out.extend(_chunk_documents(tree, base))
-    return out
+    prepared = [_as_span_document(document) for document in documents]
+    if _FAST and cut_in_core(chunker, "chunk_tree"):
+        texts, ids, metadatas = _columns([span_document for span_document, _ in prepared])
+        writings = [(base, None, 0, 0, None, None) for _, base in prepared]
+        return _cut(chunker, texts, ids, metadatas, writings, leaves_only=False)
+    return _documents_of(
+        [
+            (chunker.chunk_tree(span_document), base, None, 0, 0, None, None)
+            for span_document, base in prepared
+        ]
+    )
 
 
 class SpanchunkTextSplitter(TextSplitter):
@@ -405,10 +419,14 @@ class SpanchunkTextSplitter(TextSplitter):
         chunker = self._chunker
         level = self._level
         # Every text first, then one call that chunks the whole batch (one core call when
-        # the chunker is built in: a parent splitter's output is many small texts).
-        span_documents: list[SpanDocument] = []
+        # the chunker is built in: a parent splitter's output is many small texts), with no
+        # spanchunk Document per text: a parent split again costs a few dict look-ups here.
+        span_ids: list[str | None] = []
         pieces: list[tuple[Mapping[str, Any], int, int, str | None, str | None]] = []
+        span_keys = _SPAN_KEY_SET
         for position, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise _text_type_error(text)
             metadata: Mapping[str, Any] = {} if metadatas is None else metadatas[position]
             source_id = metadata.get("document_id")
             if (
@@ -420,7 +438,7 @@ class SpanchunkTextSplitter(TextSplitter):
                 # A piece of a larger document: offsets continue in the source, and the
                 # piece's id (unique per span) seeds its children's ids.
                 parent_id = metadata["chunk_id"]
-                span_documents.append(SpanDocument(text, id=parent_id))
+                span_ids.append(_check_id(parent_id))
                 pieces.append(
                     (
                         _own_metadata(metadata),
@@ -431,29 +449,26 @@ class SpanchunkTextSplitter(TextSplitter):
                     )
                 )
             else:
-                span_documents.append(SpanDocument(text, id=ids[position]))
-                stale = any(key in metadata for key in SPAN_KEYS)
+                given = ids[position]
+                span_ids.append(None if given is None else _check_id(given))
+                stale = not span_keys.isdisjoint(metadata)
                 pieces.append((_own_metadata(metadata) if stale else metadata, 0, 0, None, None))
+        writings = [
+            (base, level, char_offset, byte_offset, source_id, parent_id)
+            for base, char_offset, byte_offset, source_id, parent_id in pieces
+        ]
+        if _FAST and cut_in_core(chunker, "chunk"):
+            return _cut(chunker, texts, span_ids, [None] * len(texts), writings, leaves_only=True)
         if type(chunker).chunk is Chunker.chunk:
-            chunked = chunker._chunk_each(span_documents)
+            chunked = chunker._chunk_texts(texts, span_ids)
         else:  # a chunker with its own ``chunk``: one call per text
-            chunked = [chunker.chunk(document) for document in span_documents]
-        out: list[Document] = []
-        for chunks, (base, char_offset, byte_offset, source_id, parent_id) in zip(
-            chunked, pieces, strict=True
-        ):
-            out.extend(
-                _chunk_documents(
-                    chunks,
-                    base,
-                    level=level,
-                    char_offset=char_offset,
-                    byte_offset=byte_offset,
-                    document_id=source_id,
-                    parent_id=parent_id,
-                )
-            )
-        return out
+            chunked = [
+                chunker.chunk(SpanDocument(text, id=id))
+                for text, id in zip(texts, span_ids, strict=True)
+            ]
+        return _documents_of(
+            [(chunks, *writing) for chunks, writing in zip(chunked, writings, strict=True)]
+        )
 
 
 def index_documents(
