@@ -22,7 +22,7 @@
 
 use std::panic::AssertUnwindSafe;
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -34,6 +34,7 @@ mod convert;
 mod documents;
 mod outline;
 mod output;
+mod rows;
 mod sizer;
 mod spans;
 mod splitter;
@@ -47,6 +48,8 @@ impl From<ChunkError> for PyErr {
                 Ok(error) => *error,
                 Err(other) => PyRuntimeError::new_err(other.to_string()),
             },
+            // The output cannot be written: an OSError, as a failing write is in Python.
+            ChunkError::Store(message) => PyOSError::new_err(message),
             other => PyValueError::new_err(other.to_string()),
         }
     }
@@ -106,5 +109,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(spans::text_id, module)?)?;
     module.add_function(wrap_pyfunction!(panic_for_tests, module)?)?;
     output::register(module)?;
+    rows::register(module)?;
     Ok(())
 }
