@@ -285,15 +285,24 @@ def decode_metadata(text: str) -> MappingProxyType[str, Any]:
 
 # --------------------------------------------------------------------------------------------
 
-#: Schema 2 added ``documents.content_hash`` (a file written by schema 1 is upgraded when
-#: opened: one ``ALTER TABLE``, nothing rewritten).
-SCHEMA_VERSION = 2
+#: Schema 2 added ``documents.content_hash``; schema 3 the state of the document's file
+#: when the command line last read it (``file_size``, ``file_mtime_ns``, ``file_ctime_ns``,
+#: ``file_inode``: its stat cache), and new files of schema 3 keep the chunk ids unique by an
+#: index (``ID_INDEX``). A file of an older schema is upgraded when opened (one ``ALTER
+#: TABLE`` per column, nothing rewritten).
+SCHEMA_VERSION = 3
 #: ``PRAGMA application_id`` of a spanchunk store: "spch" as a big-endian int.
 APPLICATION_ID = int.from_bytes(b"spch", "big")
 
 #: The index ``window``, ``delete_document`` and ``upsert`` look documents up by (a bulk
 #: load into a new file may drop it and build it once at the end: it is the same index).
 POSITION_INDEX = "CREATE INDEX IF NOT EXISTS chunks_position ON chunks (document_id, level, idx)"
+#: Chunk ids are unique. Schema 3 says so with this index instead of a ``UNIQUE`` column
+#: constraint (whose index SQLite makes itself and cannot drop): the same index and the same
+#: conflicts, but a bulk load can build it once at the end, from the sorted ids, instead of
+#: inserting ids in random order (a third of a new store's time). Files of schemas 1 and 2
+#: keep their constraint.
+ID_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS chunks_id ON chunks (id)"
 _COLUMNS = (
     "id, text, document_id, idx, level, start_char, end_char, start_byte, end_byte, "
     "parent_id, child_ids, metadata"
@@ -301,7 +310,7 @@ _COLUMNS = (
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks (
-    id TEXT NOT NULL UNIQUE,
+    id TEXT NOT NULL,
     text TEXT NOT NULL,
     document_id TEXT NOT NULL,
     idx INTEGER NOT NULL,
@@ -314,11 +323,16 @@ CREATE TABLE IF NOT EXISTS chunks (
     child_ids TEXT NOT NULL,
     metadata TEXT NOT NULL
 );
+{ID_INDEX};
 {POSITION_INDEX};
 CREATE TABLE IF NOT EXISTS documents (
     document_id TEXT PRIMARY KEY,
     digest TEXT,
-    content_hash TEXT
+    content_hash TEXT,
+    file_size INTEGER,
+    file_mtime_ns INTEGER,
+    file_ctime_ns INTEGER,
+    file_inode INTEGER
 );
 PRAGMA application_id = {APPLICATION_ID};
 PRAGMA user_version = {SCHEMA_VERSION};
@@ -331,6 +345,43 @@ _UPSERT_ROW = (
     "end_byte = excluded.end_byte, parent_id = excluded.parent_id, "
     "child_ids = excluded.child_ids, metadata = excluded.metadata"
 )
+#: The columns each schema upgrade adds to ``documents``, by the version that added them.
+_DOCUMENT_COLUMNS = {
+    2: ("content_hash TEXT",),
+    3: (
+        "file_size INTEGER",
+        "file_mtime_ns INTEGER",
+        "file_ctime_ns INTEGER",
+        "file_inode INTEGER",
+    ),
+}
+#: A document's row as the command line writes it: id, content hash, and the state of its
+#: file (None where it is not to be trusted next time); the digest is left unknown.
+_UPSERT_DOCUMENT = (
+    "INSERT INTO documents (document_id, content_hash, file_size, file_mtime_ns, "
+    "file_ctime_ns, file_inode) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO UPDATE "
+    "SET digest = NULL, content_hash = excluded.content_hash, file_size = excluded.file_size, "
+    "file_mtime_ns = excluded.file_mtime_ns, file_ctime_ns = excluded.file_ctime_ns, "
+    "file_inode = excluded.file_inode"
+)
+_REFRESH_FILE_STATE = (
+    "UPDATE documents SET file_size = ?, file_mtime_ns = ?, file_ctime_ns = ?, file_inode = ? "
+    "WHERE document_id = ?"
+)
+#: A new store filled in bulk (``_core.StoreWriter``, by the command line): a temporary file
+#: until it is renamed into place, so no journal and no syncs (a failed run removes it); the
+#: indexes dropped here and built once at the end, from the sorted rows, so that the load
+#: only appends to the table.
+BULK_LOAD_SETUP = (
+    "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+    "DROP INDEX chunks_id; DROP INDEX chunks_position;"
+)
+BULK_LOAD_FINISH = f"{ID_INDEX}; {POSITION_INDEX}; PRAGMA journal_mode = WAL;"
+#: Chunks inserted, not upserted (the core deletes a document's chunks first when its id
+#: comes twice; ids of distinct documents differ).
+BULK_INSERT_CHUNK = f"INSERT INTO chunks ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+BULK_INSERT_DOCUMENT = _UPSERT_DOCUMENT
+BULK_DELETE_CHUNKS = "DELETE FROM chunks WHERE document_id = ?"
 _SELECT = f"SELECT {_COLUMNS} FROM chunks"
 _PAGE_SIZE = 16384
 #: Distinct metadata mappings kept decoded between reads.
@@ -524,7 +575,7 @@ class SqliteRegistry:
             self._upgrade(connection)
 
     def _upgrade(self, connection: sqlite3.Connection) -> None:
-        """Schema 1 to 2: the documents' ``content_hash`` column (one transaction)."""
+        """An older schema to this one: the documents' columns it lacks (one transaction)."""
         try:
             connection.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
@@ -533,7 +584,11 @@ class SqliteRegistry:
             # Checked inside the lock: another process may have upgraded the file meanwhile.
             version = connection.execute("PRAGMA user_version").fetchone()[0]
             if version < SCHEMA_VERSION:
-                connection.execute("ALTER TABLE documents ADD COLUMN content_hash TEXT")
+                present = {row[1] for row in connection.execute("PRAGMA table_info(documents)")}
+                for added_in, columns in _DOCUMENT_COLUMNS.items():
+                    for column in columns:
+                        if version < added_in and column.split()[0] not in present:
+                            connection.execute(f"ALTER TABLE documents ADD COLUMN {column}")
                 connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
             connection.execute("ROLLBACK")
@@ -734,7 +789,8 @@ class SqliteRegistry:
             # it rewrites (an upsert skips only a set it wrote itself).
             connection.executemany(
                 "INSERT INTO documents (document_id) VALUES (?) "
-                "ON CONFLICT (document_id) DO UPDATE SET digest = NULL, content_hash = NULL",
+                "ON CONFLICT (document_id) DO UPDATE SET digest = NULL, content_hash = NULL, "
+                "file_size = NULL, file_mtime_ns = NULL, file_ctime_ns = NULL, file_inode = NULL",
                 documents,
             )
 
@@ -807,9 +863,12 @@ class SqliteRegistry:
         content_hash: str | None,
         *,
         stored: bool = True,
+        file_state: tuple[int, int, int, int] | None = None,
     ) -> None:
         """Inside a write transaction: one document's rows replace its stored ones (none:
-        the document goes). ``stored=False``: the caller knows it has none."""
+        the document goes). ``stored=False``: the caller knows it has none. ``file_state``:
+        the (size, mtime_ns, ctime_ns, inode) of the file read, for the command line's next
+        run (None: unknown, the next run reads the file)."""
         if stored:
             connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
         if not rows and content_hash is None:
@@ -818,30 +877,60 @@ class SqliteRegistry:
         # With a content hash, a source with no chunks (an empty file) stays known.
         connection.executemany(_UPSERT_ROW, rows)
         connection.execute(
-            "INSERT INTO documents VALUES (?, ?, ?) ON CONFLICT (document_id) DO UPDATE SET "
-            "digest = excluded.digest, content_hash = excluded.content_hash",
-            (document_id, chunk_digest, content_hash),
+            "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO "
+            "UPDATE SET digest = excluded.digest, content_hash = excluded.content_hash, "
+            "file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns, "
+            "file_ctime_ns = excluded.file_ctime_ns, file_inode = excluded.file_inode",
+            (document_id, chunk_digest, content_hash, *(file_state or (None,) * 4)),
         )
 
     def _replace_documents(
         self,
-        documents: Iterable[tuple[str, list[tuple[Any, ...]], str | None, bool]],
+        documents: Iterable[
+            tuple[str, list[tuple[Any, ...]], str | None, bool, tuple[int, int, int, int] | None]
+        ],
         deleted: Iterable[str] = (),
         *,
         fingerprint: str | None = None,
+        refreshed: Iterable[tuple[int, int, int, int, str]] = (),
     ) -> None:
         """For bulk writers (the command line): many documents replaced and others removed
         in one transaction. Each document comes as (id, its rows as ``_rows`` makes them,
-        content hash, whether the store holds it now); its chunk digest is left unknown, so
-        a later ``upsert`` rewrites."""
+        content hash, whether the store holds it now, its file's state); its chunk digest is
+        left unknown, so a later ``upsert`` rewrites. ``refreshed``: (size, mtime_ns,
+        ctime_ns, inode, id) of unchanged documents whose files' state is recorded anew."""
         offered = check_fingerprint(fingerprint)
         with self._write() as connection:
             self._record_fingerprint(connection, offered)
-            for document_id, rows, content_hash, stored in documents:
-                self._replace(connection, document_id, rows, None, content_hash, stored=stored)
+            for document_id, rows, content_hash, stored, file_state in documents:
+                self._replace(
+                    connection,
+                    document_id,
+                    rows,
+                    None,
+                    content_hash,
+                    stored=stored,
+                    file_state=file_state,
+                )
+            connection.executemany(_REFRESH_FILE_STATE, refreshed)
             for document_id in deleted:
                 connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
                 connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
+
+    def _file_states(
+        self,
+    ) -> list[tuple[str, str | None, int | None, int | None, int | None, int | None]]:
+        """(id, content hash, file size, mtime_ns, ctime_ns, inode) of every document, in one
+        query: what the command line compares a file's state with before reading it."""
+        with self._lock:
+            return (
+                self._conn()
+                .execute(
+                    "SELECT document_id, content_hash, file_size, file_mtime_ns, "
+                    "file_ctime_ns, file_inode FROM documents"
+                )
+                .fetchall()
+            )
 
     def content_hashes(self) -> dict[str, str | None]:
         """The ``content_hash`` recorded with each document (None where its last write gave

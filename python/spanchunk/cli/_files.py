@@ -26,10 +26,20 @@ ReportSkip = Callable[[str, str, str], None]
 
 @dataclass(frozen=True)
 class File:
-    """A file to chunk, its size when it was listed, and its name as written in the output."""
+    """A file to chunk, its name as written in the output, and its size, modification and
+    status change times (ns) and inode when it was listed (what a store's stat cache
+    compares)."""
 
     path: str
     size: int
+    mtime_ns: int = 0
+    ctime_ns: int = 0
+    inode: int = 0
+
+    @classmethod
+    def of(cls, path: str, info: os.stat_result) -> File:
+        """The file at ``path``, with the state ``os.stat`` gave."""
+        return cls(path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 @lru_cache(maxsize=256)
@@ -118,11 +128,11 @@ def collect_files(paths: Iterable[str], globs: Globs, report_skip: ReportSkip) -
     # Files by device and inode (os.path.realpath per file cost a fifth of a small run).
     seen: set[tuple[int, int]] = set()
 
-    def add(path: str, info: os.stat_result) -> None:
+    def add(file: File, info: os.stat_result) -> None:
         key = (info.st_dev, info.st_ino)
         if key not in seen:
             seen.add(key)
-            files.append(File(path, info.st_size))
+            files.append(file)
 
     for path in paths:
         try:
@@ -136,9 +146,9 @@ def collect_files(paths: Iterable[str], globs: Globs, report_skip: ReportSkip) -
             continue
         if stat.S_ISDIR(info.st_mode):
             for file, file_info in _walk_folder(path, globs, report_skip):
-                add(file.path, file_info)
+                add(file, file_info)
         elif stat.S_ISREG(info.st_mode):
-            add(path, info)
+            add(File.of(path, info), info)
         else:
             report_skip(path, NOT_REGULAR, "not a regular file")
     return files
@@ -147,37 +157,55 @@ def collect_files(paths: Iterable[str], globs: Globs, report_skip: ReportSkip) -
 def _walk_folder(
     root: str, globs: Globs, report_skip: ReportSkip
 ) -> list[tuple[File, os.stat_result]]:
-    def on_error(error: OSError) -> None:
-        report_skip(str(error.filename or root), UNREADABLE, _reason(error))
+    """The regular files under ``root`` the globs pick, hidden names and folder links left
+    out, in sorted order (of their relative paths' parts).
 
+    ``os.scandir`` by hand, in ``os.walk``'s order (a folder's files, then its folders, depth
+    first): each entry's path comes joined, and a folder's entries are classified from the
+    listing. ``os.walk`` plus ``os.path.join`` per file cost twice as much, most of a re-run
+    into a store over an unchanged folder.
+    """
     found: list[tuple[tuple[str, ...], File, os.stat_result]] = []
-    for folder, dirnames, filenames in os.walk(root, onerror=on_error):
-        relative_folder = os.path.relpath(folder, root)
-        parts = () if relative_folder == "." else tuple(relative_folder.split(os.sep))
-        kept = []
-        for name in dirnames:
-            if _is_hidden(name):
-                continue
-            if globs.exclude and globs.excludes("/".join((*parts, name))):
-                continue
-            kept.append(name)
-        dirnames[:] = kept
-        for name in filenames:
+    folders: list[tuple[str, tuple[str, ...]]] = [(root, ())]
+    while folders:
+        folder, parts = folders.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError as error:
+            report_skip(str(error.filename or folder), UNREADABLE, _reason(error))
+            continue
+        subfolders = []
+        for entry in entries:
+            name = entry.name
             if _is_hidden(name):
                 continue
             relative = (*parts, name)
+            try:
+                is_folder = entry.is_dir()
+            except OSError:
+                is_folder = False
+            if is_folder:
+                # A link to a folder is not followed (nor reported), as os.walk does.
+                if entry.is_symlink():
+                    continue
+                if globs.exclude and globs.excludes("/".join(relative)):
+                    continue
+                subfolders.append((entry.path, relative))
+                continue
             if (globs.include or globs.exclude) and not globs.picks("/".join(relative)):
                 continue
-            path = os.path.join(folder, name)
+            path = entry.path
             try:
-                info = os.stat(path)
+                info = entry.stat()
             except OSError as error:  # a dangling link, or a file removed meanwhile
-                if os.path.islink(path) and isinstance(error, FileNotFoundError):
+                if entry.is_symlink() and isinstance(error, FileNotFoundError):
                     report_skip(path, MISSING, "broken symbolic link")
                 else:
                     report_skip(path, UNREADABLE, _reason(error))
                 continue
             if stat.S_ISREG(info.st_mode):
-                found.append((relative, File(path, info.st_size), info))
+                found.append((relative, File.of(path, info), info))
+        folders.extend(reversed(subfolders))
     found.sort(key=lambda item: item[0])
     return [(file, info) for _, file, info in found]
