@@ -243,6 +243,15 @@ def test_two_paths_of_one_document_keep_the_last_file(tree: Path, tmp_path: Path
     name = os.path.normpath(first)
     text = (tree / "deep" / "a.txt").read_text(encoding="utf-8")
     assert by_document(out) == {name: api_tree(text, name)}
-    # An update of the store does the same.
+    # An update of the store does the same, for a stored document and for a new one.
     assert main(["chunk", second, first, *SIZES, "-o", str(out)]) == 0
     assert by_document(out) == {name: api_tree(TEXTS["a.txt"], name)}
+    (tree / "b" / "x").mkdir()
+    (tree / "bl").symlink_to(tree / "b" / "x")
+    (tree / "b" / "c.txt").write_text("Under b. " * 50, encoding="utf-8")
+    (tree / "c.txt").write_text("Beside a. " * 60, encoding="utf-8")
+    third = f"{tree}/bl/../c.txt"  # in/b/c.txt, named in/c.txt
+    new_name = os.path.normpath(str(tree / "c.txt"))
+    assert main(["chunk", str(tree / "c.txt"), third, *SIZES, "-o", str(out)]) == 0
+    text = (tree / "b" / "c.txt").read_text(encoding="utf-8")
+    assert by_document(out)[new_name] == api_tree(text, new_name)

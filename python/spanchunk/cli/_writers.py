@@ -290,7 +290,7 @@ class SqliteWriter(Writer):
         self.fingerprint: str | None = None
         self._temp_path: str | None = None
         self._bulk: Any = None  # the core's writer of a new store, once the job starts
-        #: The ids of the documents the store held when the run started.
+        #: The ids of the documents the store held when the run started, or this run wrote.
         self._stored: set[str] = set()
         if self.incremental:
             try:
@@ -386,15 +386,21 @@ class SqliteWriter(Writer):
             if self._bulk is not None:
                 self._bulk.write(written.cut)
                 return
-            stored = self._stored
-            documents = (
-                (document_id, rows, content_hash, document_id in stored, file_state)
-                for batch in written.cut
-                for document_id, rows, content_hash, file_state in batch.documents()
-            )
             self.store._replace_documents(
-                documents, fingerprint=self.fingerprint, refreshed=written.refreshed
+                self._replaced(written.cut),
+                fingerprint=self.fingerprint,
+                refreshed=written.refreshed,
             )
+
+    def _replaced(self, batches: Sequence[Any]) -> Iterator[tuple[Any, ...]]:
+        """The documents of the core's batches as ``_replace_documents`` takes them, each
+        marked stored when the store held it or this run wrote it already (two paths that
+        normalise to one id: the last file's chunks replace the first's)."""
+        stored = self._stored
+        for batch in batches:
+            for document_id, rows, content_hash, file_state in batch.documents():
+                yield document_id, rows, content_hash, document_id in stored, file_state
+                stored.add(document_id)
 
     def prune(self, document_ids: Sequence[str]) -> None:
         """Remove these documents (files that are gone) in one transaction."""
