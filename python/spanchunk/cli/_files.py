@@ -195,17 +195,27 @@ def _walk_folder(
                 continue
             if (globs.include or globs.exclude) and not globs.picks("/".join(relative)):
                 continue
-            path = entry.path
-            try:
-                info = entry.stat()
-            except OSError as error:  # a dangling link, or a file removed meanwhile
-                if entry.is_symlink() and isinstance(error, FileNotFoundError):
-                    report_skip(path, MISSING, "broken symbolic link")
-                else:
-                    report_skip(path, UNREADABLE, _reason(error))
-                continue
-            if stat.S_ISREG(info.st_mode):
-                found.append((relative, File.of(path, info), info))
+            listed = _regular_file(entry, report_skip)
+            if listed is not None:
+                found.append((relative, *listed))
         folders.extend(reversed(subfolders))
     found.sort(key=lambda item: item[0])
     return [(file, info) for _, file, info in found]
+
+
+def _regular_file(
+    entry: os.DirEntry[str], report_skip: ReportSkip
+) -> tuple[File, os.stat_result] | None:
+    """The file of a folder's entry, links followed; None (reported when it is a broken
+    link or cannot be read) when it is not a regular file."""
+    try:
+        info = entry.stat()
+    except OSError as error:  # a dangling link, or a file removed meanwhile
+        if entry.is_symlink() and isinstance(error, FileNotFoundError):
+            report_skip(entry.path, MISSING, "broken symbolic link")
+        else:
+            report_skip(entry.path, UNREADABLE, _reason(error))
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return File.of(entry.path, info), info
