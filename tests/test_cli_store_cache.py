@@ -255,3 +255,37 @@ def test_two_paths_of_one_document_keep_the_last_file(tree: Path, tmp_path: Path
     assert main(["chunk", str(tree / "c.txt"), third, *SIZES, "-o", str(out)]) == 0
     text = (tree / "b" / "c.txt").read_text(encoding="utf-8")
     assert by_document(out)[new_name] == api_tree(text, new_name)
+
+
+@pytest.mark.parametrize("sync", [False, True])
+def test_a_new_store_is_synced_before_its_rename_only_when_asked(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sync: bool
+) -> None:
+    from spanchunk.cli import build_parser, make_chunkers  # noqa: PLC0415
+    from spanchunk.cli._files import Globs, collect_files  # noqa: PLC0415
+    from spanchunk.cli._writers import SqliteWriter  # noqa: PLC0415
+
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(descriptor: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{descriptor}"))
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    out = tmp_path / "out.sqlite"
+    chunkers = make_chunkers(build_parser().parse_args(["chunk", "x", *SIZES]))
+    writer = SqliteWriter(str(out), sync=sync)
+    job = writer.job(chunkers)
+    result = job(collect_files([str(tree)], Globs(), print))
+    for part in result.parts:
+        writer.write(part.written, part.sources, part.document_ids)
+    assert not out.exists()
+    writer.commit()
+    # The temporary file, before it was renamed (SQLite's own syncs are off in a bulk load).
+    assert len(synced) == sync
+    assert all(os.path.basename(path).startswith(".out.sqlite.") for path in synced)
+    assert sorted(os.listdir(tmp_path)) == ["in", "out.sqlite"]
+    expected = tmp_path / "expected.sqlite"
+    assert run(tree, expected) == 0
+    assert by_document(out) == by_document(expected)

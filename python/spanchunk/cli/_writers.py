@@ -273,9 +273,10 @@ class SqliteWriter(Writer):
 
     A new store is made by ``SqliteRegistry`` (its schema, settings and fingerprint), closed,
     and filled by the core (``_core.StoreWriter``) until :meth:`commit`; it is synced before
-    the rename only with ``sync=True`` (``--sync``): the rename is atomic either way, and the
-    file is whole once renamed, but only a synced one survives a power cut. An existing store
-    is updated through ``SqliteRegistry``, with SQLite's own durability (WAL).
+    the rename only with ``sync=True`` (``--sync``): the rename is atomic for other processes
+    either way, but only a synced file is sure to be whole on disk after a power cut or an OS
+    crash. An existing store is updated through ``SqliteRegistry``, with SQLite's own
+    durability (WAL).
     """
 
     core_format = "rows"
