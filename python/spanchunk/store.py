@@ -45,6 +45,16 @@ from types import MappingProxyType, TracebackType
 from typing import Any, Protocol, overload, runtime_checkable
 
 from spanchunk._parents import expand_hits, parent_from_content
+from spanchunk._store_schema import (
+    APPLICATION_ID,
+    DOCUMENT_COLUMNS,
+    PAGE_SIZE,
+    REFRESH_FILE_STATE,
+    SCHEMA,
+    SCHEMA_VERSION,
+    SELECT,
+    UPSERT_ROW,
+)
 from spanchunk.chunk import Chunk
 from spanchunk.document import FrozenDict
 
@@ -283,107 +293,6 @@ def decode_metadata(text: str) -> MappingProxyType[str, Any]:
     return MappingProxyType({key: _decode_value(value) for key, value in json.loads(text).items()})
 
 
-# --------------------------------------------------------------------------------------------
-
-#: Schema 2 added ``documents.content_hash``; schema 3 the state of the document's file
-#: when the command line last read it (``file_size``, ``file_mtime_ns``, ``file_ctime_ns``,
-#: ``file_inode``: its stat cache), and new files of schema 3 keep the chunk ids unique by an
-#: index (``ID_INDEX``). A file of an older schema is upgraded when opened (one ``ALTER
-#: TABLE`` per column, nothing rewritten).
-SCHEMA_VERSION = 3
-#: ``PRAGMA application_id`` of a spanchunk store: "spch" as a big-endian int.
-APPLICATION_ID = int.from_bytes(b"spch", "big")
-
-#: The index ``window``, ``delete_document`` and ``upsert`` look documents up by (a bulk
-#: load into a new file may drop it and build it once at the end: it is the same index).
-POSITION_INDEX = "CREATE INDEX IF NOT EXISTS chunks_position ON chunks (document_id, level, idx)"
-#: Chunk ids are unique. Schema 3 says so with this index instead of a ``UNIQUE`` column
-#: constraint (whose index SQLite makes itself and cannot drop): the same index and the same
-#: conflicts, but a bulk load can build it once at the end, from the sorted ids, instead of
-#: inserting ids in random order (a third of a new store's time). Files of schemas 1 and 2
-#: keep their constraint.
-ID_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS chunks_id ON chunks (id)"
-_COLUMNS = (
-    "id, text, document_id, idx, level, start_char, end_char, start_byte, end_byte, "
-    "parent_id, child_ids, metadata"
-)
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS chunks (
-    id TEXT NOT NULL,
-    text TEXT NOT NULL,
-    document_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    level INTEGER NOT NULL,
-    start_char INTEGER NOT NULL,
-    end_char INTEGER NOT NULL,
-    start_byte INTEGER NOT NULL,
-    end_byte INTEGER NOT NULL,
-    parent_id TEXT,
-    child_ids TEXT NOT NULL,
-    metadata TEXT NOT NULL
-);
-{ID_INDEX};
-{POSITION_INDEX};
-CREATE TABLE IF NOT EXISTS documents (
-    document_id TEXT PRIMARY KEY,
-    digest TEXT,
-    content_hash TEXT,
-    file_size INTEGER,
-    file_mtime_ns INTEGER,
-    file_ctime_ns INTEGER,
-    file_inode INTEGER
-);
-PRAGMA application_id = {APPLICATION_ID};
-PRAGMA user_version = {SCHEMA_VERSION};
-"""
-_UPSERT_ROW = (
-    f"INSERT INTO chunks ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (id) DO UPDATE SET text = excluded.text, document_id = excluded.document_id, "
-    "idx = excluded.idx, level = excluded.level, start_char = excluded.start_char, "
-    "end_char = excluded.end_char, start_byte = excluded.start_byte, "
-    "end_byte = excluded.end_byte, parent_id = excluded.parent_id, "
-    "child_ids = excluded.child_ids, metadata = excluded.metadata"
-)
-#: The columns each schema upgrade adds to ``documents``, by the version that added them.
-_DOCUMENT_COLUMNS = {
-    2: ("content_hash TEXT",),
-    3: (
-        "file_size INTEGER",
-        "file_mtime_ns INTEGER",
-        "file_ctime_ns INTEGER",
-        "file_inode INTEGER",
-    ),
-}
-#: A document's row as the command line writes it: id, content hash, and the state of its
-#: file (None where it is not to be trusted next time); the digest is left unknown.
-_UPSERT_DOCUMENT = (
-    "INSERT INTO documents (document_id, content_hash, file_size, file_mtime_ns, "
-    "file_ctime_ns, file_inode) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO UPDATE "
-    "SET digest = NULL, content_hash = excluded.content_hash, file_size = excluded.file_size, "
-    "file_mtime_ns = excluded.file_mtime_ns, file_ctime_ns = excluded.file_ctime_ns, "
-    "file_inode = excluded.file_inode"
-)
-_REFRESH_FILE_STATE = (
-    "UPDATE documents SET file_size = ?, file_mtime_ns = ?, file_ctime_ns = ?, file_inode = ? "
-    "WHERE document_id = ?"
-)
-#: A new store filled in bulk (``_core.StoreWriter``, by the command line): a temporary file
-#: until it is renamed into place, so no journal and no syncs (a failed run removes it); the
-#: indexes dropped here and built once at the end, from the sorted rows, so that the load
-#: only appends to the table.
-BULK_LOAD_SETUP = (
-    "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
-    "DROP INDEX chunks_id; DROP INDEX chunks_position;"
-)
-BULK_LOAD_FINISH = f"{ID_INDEX}; {POSITION_INDEX}; PRAGMA journal_mode = WAL;"
-#: Chunks inserted, not upserted (the core deletes a document's chunks first when its id
-#: comes twice; ids of distinct documents differ).
-BULK_INSERT_CHUNK = f"INSERT INTO chunks ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-BULK_INSERT_DOCUMENT = _UPSERT_DOCUMENT
-BULK_DELETE_CHUNKS = "DELETE FROM chunks WHERE document_id = ?"
-_SELECT = f"SELECT {_COLUMNS} FROM chunks"
-_PAGE_SIZE = 16384
 #: Distinct metadata mappings kept decoded between reads.
 _METADATA_CACHE = 4096
 #: Bound parameters per ``IN (...)`` query: well below SQLite's limit (32766 since 3.32).
@@ -552,9 +461,9 @@ class SqliteRegistry:
             # the transaction. 16 KiB pages hold most parents (2000 chars, up to 8 KB of
             # UTF-8) without overflow pages: adding and reading back run 3-5x faster than
             # with the default 4 KiB (benches/store.py).
-            connection.execute(f"PRAGMA page_size = {_PAGE_SIZE}")
+            connection.execute(f"PRAGMA page_size = {PAGE_SIZE}")
             connection.execute("PRAGMA journal_mode = WAL")
-            connection.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
+            connection.executescript(f"BEGIN IMMEDIATE;{SCHEMA}COMMIT;")
             return
         if application_id != APPLICATION_ID:
             raise StoreFormatError(
@@ -585,7 +494,7 @@ class SqliteRegistry:
             version = connection.execute("PRAGMA user_version").fetchone()[0]
             if version < SCHEMA_VERSION:
                 present = {row[1] for row in connection.execute("PRAGMA table_info(documents)")}
-                for added_in, columns in _DOCUMENT_COLUMNS.items():
+                for added_in, columns in DOCUMENT_COLUMNS.items():
                     for column in columns:
                         if version < added_in and column.split()[0] not in present:
                             connection.execute(f"ALTER TABLE documents ADD COLUMN {column}")
@@ -784,7 +693,7 @@ class SqliteRegistry:
         documents = [(document_id,) for document_id in {row[2]: None for row in rows}]
         with self._write() as connection:
             self._record_fingerprint(connection, offered)
-            connection.executemany(_UPSERT_ROW, rows)
+            connection.executemany(UPSERT_ROW, rows)
             # Chunks added by id make the document's recorded set unknown: the next upsert of
             # it rewrites (an upsert skips only a set it wrote itself).
             connection.executemany(
@@ -875,7 +784,7 @@ class SqliteRegistry:
             connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
             return
         # With a content hash, a source with no chunks (an empty file) stays known.
-        connection.executemany(_UPSERT_ROW, rows)
+        connection.executemany(UPSERT_ROW, rows)
         connection.execute(
             "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO "
             "UPDATE SET digest = excluded.digest, content_hash = excluded.content_hash, "
@@ -912,7 +821,7 @@ class SqliteRegistry:
                     stored=stored,
                     file_state=file_state,
                 )
-            connection.executemany(_REFRESH_FILE_STATE, refreshed)
+            connection.executemany(REFRESH_FILE_STATE, refreshed)
             for document_id in deleted:
                 connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
                 connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
@@ -953,7 +862,7 @@ class SqliteRegistry:
         if not isinstance(chunk_id, str):
             return default
         with self._lock:
-            rows = self._conn().execute(f"{_SELECT} WHERE id = ?", (chunk_id,)).fetchall()
+            rows = self._conn().execute(f"{SELECT} WHERE id = ?", (chunk_id,)).fetchall()
         return self._chunks(rows)[0] if rows else default
 
     def get_many(self, chunk_ids: Iterable[str]) -> dict[str, Chunk]:
@@ -965,13 +874,13 @@ class SqliteRegistry:
         if len(wanted) <= _BATCH:  # one query: one snapshot without a transaction around it
             marks = ",".join("?" * len(wanted))
             with self._lock:
-                rows = self._conn().execute(f"{_SELECT} WHERE id IN ({marks})", wanted).fetchall()
+                rows = self._conn().execute(f"{SELECT} WHERE id IN ({marks})", wanted).fetchall()
             return {chunk.id: chunk for chunk in self._chunks(rows)}
         with self._read() as connection:
             for start in range(0, len(wanted), _BATCH):
                 batch = wanted[start : start + _BATCH]
                 marks = ",".join("?" * len(batch))
-                rows += connection.execute(f"{_SELECT} WHERE id IN ({marks})", batch).fetchall()
+                rows += connection.execute(f"{SELECT} WHERE id IN ({marks})", batch).fetchall()
         return {chunk.id: chunk for chunk in self._chunks(rows)}
 
     def window(
@@ -983,7 +892,7 @@ class SqliteRegistry:
             rows = (
                 self._conn()
                 .execute(
-                    f"{_SELECT} WHERE document_id = ? AND level = ? AND idx BETWEEN ? AND ? "
+                    f"{SELECT} WHERE document_id = ? AND level = ? AND idx BETWEEN ? AND ? "
                     "ORDER BY idx, rowid",
                     (document_id, level, first_index, last_index),
                 )
@@ -1013,7 +922,7 @@ class SqliteRegistry:
     def __iter__(self) -> Iterator[Chunk]:
         """Every stored chunk in insertion order (a snapshot: writing while iterating is safe)."""
         with self._lock:
-            rows = self._conn().execute(f"{_SELECT} ORDER BY rowid").fetchall()
+            rows = self._conn().execute(f"{SELECT} ORDER BY rowid").fetchall()
         return iter(self._chunks(rows))
 
     def document_ids(self) -> list[str]:

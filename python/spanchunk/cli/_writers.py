@@ -347,7 +347,7 @@ class SqliteWriter(Writer):
     def _start_bulk_load(self, fingerprint: str) -> None:
         """Record the fingerprint, close Python's connection and open the core's."""
         from spanchunk import _core  # noqa: PLC0415
-        from spanchunk.store import (  # noqa: PLC0415
+        from spanchunk._store_schema import (  # noqa: PLC0415
             BULK_DELETE_CHUNKS,
             BULK_INSERT_CHUNK,
             BULK_INSERT_DOCUMENT,
@@ -432,7 +432,7 @@ class SqliteWriter(Writer):
             self._commit()
 
     def _commit(self) -> None:
-        from spanchunk.store import BULK_LOAD_FINISH  # noqa: PLC0415
+        from spanchunk._store_schema import BULK_LOAD_FINISH  # noqa: PLC0415
 
         if self._temp_path is None:
             self.store.close()
