@@ -54,6 +54,10 @@ pub enum ChunkError {
     /// error, handed back unchanged (the bindings raise the original exception).
     #[error("{0}")]
     Sizer(SizeError),
+    /// The `SQLite` store could not be written (a full disk, an I/O error, a file that is not
+    /// a store): `SQLite`'s own message.
+    #[error("{0}")]
+    Store(String),
 }
 
 impl From<SizeError> for ChunkError {

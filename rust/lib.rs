@@ -11,6 +11,7 @@
 //!   merging, packing and the level cascade;
 //! - `output/`: the command line's writers (JSON Lines records, Arrow-ready columns) over a
 //!   cut tree;
+//! - `store/`: the rows of the `SQLite` store over a cut tree, and a new store filled in bulk;
 //! - `py/` (behind the `python` feature): the `PyO3` bindings, the only files that know Python,
 //!   so `cargo test` runs with no interpreter.
 #![warn(missing_docs, clippy::pedantic)]
@@ -23,6 +24,7 @@ pub mod ids;
 pub mod markdown;
 pub mod output;
 pub mod sizing;
+pub mod store;
 pub mod table;
 #[cfg(test)]
 mod testing;

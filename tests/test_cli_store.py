@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 import spanchunk
+import spanchunk._store_schema
 import spanchunk.cli._job as job
 import spanchunk.cli._store as cli_store
 from spanchunk import Chunk, Document, ParentChildChunker, SqliteRegistry
@@ -179,12 +180,13 @@ def test_incremental_runs_add_replace_skip_and_prune(
 
     # Unchanged: nothing is cut again (the cutting function is never called).
     cut: list[str] = []
-    real_tree_array = cli_store.tree_array
-    monkeypatch.setattr(
-        cli_store,
-        "tree_array",
-        lambda levels, text: cut.append(text) or real_tree_array(levels, text),
-    )
+    real_cut = cli_store._core.cut_for_store
+
+    def counted_cut(levels: Any, datas: list[bytes], *args: Any) -> Any:
+        cut.extend(data.decode() for data in datas)
+        return real_cut(levels, datas, *args)
+
+    monkeypatch.setattr(cli_store._core, "cut_for_store", counted_cut)
     before = stored(out)
     assert run(str(tree), *SIZES, "-o", str(out)) == 0
     err = capsys.readouterr().err
@@ -259,16 +261,37 @@ def test_a_full_disk_fails_cleanly(
 ) -> None:
     out_dir = tmp_path / "out"
     out_dir.mkdir()
-
-    def full(*args: object, **kwargs: object) -> None:
-        raise sqlite3.OperationalError("database or disk is full")
-
-    monkeypatch.setattr(SqliteRegistry, "_replace_documents", full)
+    # A new store (filled by the core's SQLite) that may not grow past a few pages: SQLite's
+    # own "database or disk is full".
+    monkeypatch.setattr(
+        spanchunk._store_schema,
+        "BULK_LOAD_SETUP",
+        spanchunk._store_schema.BULK_LOAD_SETUP + "PRAGMA max_page_count = 8;",
+    )
     assert run(str(tree), "-o", str(out_dir / "o.sqlite")) == 1
     err = capsys.readouterr().err
     assert "cannot write output" in err and "database or disk is full" in err
     assert "Traceback" not in err
     assert list(out_dir.iterdir()) == []  # no temporary file left
+    monkeypatch.undo()
+
+    # An existing store, updated through Python's sqlite3.
+    out = out_dir / "o.sqlite"
+    assert run(str(tree), *SIZES, "-o", str(out)) == 0
+    before = stored(out)
+    (tree / "a.txt").write_text("Changed. " * 80, encoding="utf-8")
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(SqliteRegistry, "_replace_documents", full)
+    capsys.readouterr()
+    assert run(str(tree), *SIZES, "-o", str(out)) == 1
+    err = capsys.readouterr().err
+    assert "cannot write output" in err and "database or disk is full" in err
+    assert "Traceback" not in err
+    assert stored(out) == before
+    assert sorted(os.listdir(out_dir)) == ["o.sqlite"]
 
 
 def test_other_settings_are_refused_and_the_store_kept(
@@ -388,20 +411,38 @@ def test_a_changed_file_that_fails_keeps_its_old_version(
     assert by_document(stored(out)) == before
 
 
-def test_a_store_of_the_first_schema_is_upgraded(tree: Path, tmp_path: Path) -> None:
+FILE_STATE_COLUMNS = ("file_size", "file_mtime_ns", "file_ctime_ns", "file_inode")
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_store_of_an_older_schema_is_upgraded(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture, version: int
+) -> None:
     out = tmp_path / "out.sqlite"
     assert run(str(tree), *SIZES, "-o", str(out)) == 0
     before = stored(out)
-    # Make it a schema-1 file: no content_hash column.
+    # Make it a file of that schema: no file state columns (3), no content_hash column (2).
     connection = sqlite3.connect(out)
-    connection.execute("ALTER TABLE documents DROP COLUMN content_hash")
-    connection.execute("PRAGMA user_version = 1")
+    dropped = FILE_STATE_COLUMNS + (("content_hash",) if version == 1 else ())
+    for column in dropped:
+        connection.execute(f"ALTER TABLE documents DROP COLUMN {column}")
+    connection.execute(f"PRAGMA user_version = {version}")
     connection.commit()
     connection.close()
-    assert run(str(tree), *SIZES, "-o", str(out)) == 0  # every document rewritten once
+    capsys.readouterr()
+    assert run(str(tree), *SIZES, "-o", str(out)) == 0
+    # Schema 1 knew no content hashes: every document rewritten once; schema 2 did: every
+    # file read and found unchanged.
+    expected = "7 replaced" if version == 1 else "7 unchanged"
+    assert expected in summary_line(capsys.readouterr().err)
     assert by_document(stored(out)) == by_document(before)
     with SqliteRegistry(out) as store:
         assert all(value is not None for value in store.content_hashes().values())
+    connection = sqlite3.connect(out)
+    columns = [row[1] for row in connection.execute("PRAGMA table_info(documents)")]
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == 3
+    connection.close()
+    assert columns[-len(FILE_STATE_COLUMNS) :] == list(FILE_STATE_COLUMNS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -409,23 +450,38 @@ def test_a_store_of_the_first_schema_is_upgraded(tree: Path, tmp_path: Path) -> 
 
 KILLED_RUN = """
 import os, sys, time
+import spanchunk._store_schema
 import spanchunk.cli._job as job
 from spanchunk.cli import main
+from spanchunk.cli._writers import SqliteWriter
 from spanchunk.store import SqliteRegistry
 
 job.BATCH_FILES = 2  # a transaction every two files
 kill_at = int(sys.argv[1])
 real_replace = SqliteRegistry._replace
-state = {"documents": 0}
+real_write = SqliteWriter.write
+state = {"documents": 0, "batches": 0}
+
+def inside():
+    print("inside", flush=True)
+    time.sleep(60)
 
 def replace(connection, document_id, rows, digest, content_hash, **flags):
+    # An existing store: inside a batch's transaction.
     real_replace(connection, document_id, rows, digest, content_hash, **flags)
     state["documents"] += 1
     if state["documents"] == kill_at:  # the first document of a batch, written, uncommitted
-        print("inside", flush=True)
-        time.sleep(60)
+        inside()
+
+def write(self, written, sources, document_ids):
+    # A new store: once batches are in its temporary file.
+    real_write(self, written, sources, document_ids)
+    state["batches"] += 1
+    if self._bulk is not None and state["batches"] == kill_at // 2:
+        inside()
 
 SqliteRegistry._replace = staticmethod(replace)
+SqliteWriter.write = write
 sys.exit(main(["chunk", *sys.argv[2:]]))
 """
 

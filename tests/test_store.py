@@ -232,7 +232,8 @@ def test_a_store_of_schema_1_is_upgraded_when_opened(path: Path) -> None:
     with SqliteRegistry(path, children=True) as store:
         store.upsert("doc-a", tree)
     connection = sqlite3.connect(path)
-    connection.execute("ALTER TABLE documents DROP COLUMN content_hash")
+    for column in ("content_hash", "file_size", "file_mtime_ns", "file_ctime_ns", "file_inode"):
+        connection.execute(f"ALTER TABLE documents DROP COLUMN {column}")
     # Schema 1 wrote leaves' child ids as a JSON array.
     connection.execute("UPDATE chunks SET child_ids = '[]' WHERE child_ids = ''")
     connection.execute("PRAGMA user_version = 1")
@@ -243,7 +244,7 @@ def test_a_store_of_schema_1_is_upgraded_when_opened(path: Path) -> None:
         assert store.content_hashes() == {"doc-a": None}
         assert store.upsert("doc-a", tree, content_hash="h") is True
     connection = sqlite3.connect(path)
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     leaves = connection.execute("SELECT count(*) FROM chunks WHERE child_ids = ''").fetchone()
     connection.close()
     assert leaves[0] == sum(1 for chunk in tree if not chunk.child_ids)

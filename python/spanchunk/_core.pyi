@@ -153,6 +153,32 @@ def write_documents(
     fingerprint: str,
     format: str = "jsonl",
 ) -> tuple[JsonlBatch | dict[str, Any], list[str | None], ChunkSizes]: ...
+
+@final
+class StoreBatch:
+    def __len__(self) -> int: ...
+    def documents(
+        self,
+    ) -> list[tuple[str, list[tuple[Any, ...]], str, tuple[int, int, int, int] | None]]: ...
+
+def cut_for_store(
+    levels: Sequence[Splitter],
+    datas: Sequence[bytes],
+    document_ids: Sequence[str],
+    fingerprint: str,
+    content_hashes: Sequence[str],
+    file_states: Sequence[tuple[int, int, int, int] | None],
+) -> tuple[StoreBatch, list[str | None], ChunkSizes]: ...
+
+@final
+class StoreWriter:
+    def __new__(
+        cls, path: str, setup: str, insert_chunk: str, insert_document: str, delete_chunks: str
+    ) -> StoreWriter: ...
+    def write(self, batches: Sequence[StoreBatch]) -> None: ...
+    def finish(self, sql: str) -> None: ...
+    def close(self) -> None: ...
+
 def chunk_documents(
     levels: Sequence[Splitter],
     texts: Sequence[str],

@@ -45,6 +45,16 @@ from types import MappingProxyType, TracebackType
 from typing import Any, Protocol, overload, runtime_checkable
 
 from spanchunk._parents import expand_hits, parent_from_content
+from spanchunk._store_schema import (
+    APPLICATION_ID,
+    DOCUMENT_COLUMNS,
+    PAGE_SIZE,
+    REFRESH_FILE_STATE,
+    SCHEMA,
+    SCHEMA_VERSION,
+    SELECT,
+    UPSERT_ROW,
+)
 from spanchunk.chunk import Chunk
 from spanchunk.document import FrozenDict
 
@@ -283,56 +293,6 @@ def decode_metadata(text: str) -> MappingProxyType[str, Any]:
     return MappingProxyType({key: _decode_value(value) for key, value in json.loads(text).items()})
 
 
-# --------------------------------------------------------------------------------------------
-
-#: Schema 2 added ``documents.content_hash`` (a file written by schema 1 is upgraded when
-#: opened: one ``ALTER TABLE``, nothing rewritten).
-SCHEMA_VERSION = 2
-#: ``PRAGMA application_id`` of a spanchunk store: "spch" as a big-endian int.
-APPLICATION_ID = int.from_bytes(b"spch", "big")
-
-#: The index ``window``, ``delete_document`` and ``upsert`` look documents up by (a bulk
-#: load into a new file may drop it and build it once at the end: it is the same index).
-POSITION_INDEX = "CREATE INDEX IF NOT EXISTS chunks_position ON chunks (document_id, level, idx)"
-_COLUMNS = (
-    "id, text, document_id, idx, level, start_char, end_char, start_byte, end_byte, "
-    "parent_id, child_ids, metadata"
-)
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS chunks (
-    id TEXT NOT NULL UNIQUE,
-    text TEXT NOT NULL,
-    document_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    level INTEGER NOT NULL,
-    start_char INTEGER NOT NULL,
-    end_char INTEGER NOT NULL,
-    start_byte INTEGER NOT NULL,
-    end_byte INTEGER NOT NULL,
-    parent_id TEXT,
-    child_ids TEXT NOT NULL,
-    metadata TEXT NOT NULL
-);
-{POSITION_INDEX};
-CREATE TABLE IF NOT EXISTS documents (
-    document_id TEXT PRIMARY KEY,
-    digest TEXT,
-    content_hash TEXT
-);
-PRAGMA application_id = {APPLICATION_ID};
-PRAGMA user_version = {SCHEMA_VERSION};
-"""
-_UPSERT_ROW = (
-    f"INSERT INTO chunks ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (id) DO UPDATE SET text = excluded.text, document_id = excluded.document_id, "
-    "idx = excluded.idx, level = excluded.level, start_char = excluded.start_char, "
-    "end_char = excluded.end_char, start_byte = excluded.start_byte, "
-    "end_byte = excluded.end_byte, parent_id = excluded.parent_id, "
-    "child_ids = excluded.child_ids, metadata = excluded.metadata"
-)
-_SELECT = f"SELECT {_COLUMNS} FROM chunks"
-_PAGE_SIZE = 16384
 #: Distinct metadata mappings kept decoded between reads.
 _METADATA_CACHE = 4096
 #: Bound parameters per ``IN (...)`` query: well below SQLite's limit (32766 since 3.32).
@@ -501,9 +461,9 @@ class SqliteRegistry:
             # the transaction. 16 KiB pages hold most parents (2000 chars, up to 8 KB of
             # UTF-8) without overflow pages: adding and reading back run 3-5x faster than
             # with the default 4 KiB (benches/store.py).
-            connection.execute(f"PRAGMA page_size = {_PAGE_SIZE}")
+            connection.execute(f"PRAGMA page_size = {PAGE_SIZE}")
             connection.execute("PRAGMA journal_mode = WAL")
-            connection.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
+            connection.executescript(f"BEGIN IMMEDIATE;{SCHEMA}COMMIT;")
             return
         if application_id != APPLICATION_ID:
             raise StoreFormatError(
@@ -524,7 +484,7 @@ class SqliteRegistry:
             self._upgrade(connection)
 
     def _upgrade(self, connection: sqlite3.Connection) -> None:
-        """Schema 1 to 2: the documents' ``content_hash`` column (one transaction)."""
+        """An older schema to this one: the documents' columns it lacks (one transaction)."""
         try:
             connection.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
@@ -533,7 +493,11 @@ class SqliteRegistry:
             # Checked inside the lock: another process may have upgraded the file meanwhile.
             version = connection.execute("PRAGMA user_version").fetchone()[0]
             if version < SCHEMA_VERSION:
-                connection.execute("ALTER TABLE documents ADD COLUMN content_hash TEXT")
+                present = {row[1] for row in connection.execute("PRAGMA table_info(documents)")}
+                for added_in, columns in DOCUMENT_COLUMNS.items():
+                    for column in columns:
+                        if version < added_in and column.split()[0] not in present:
+                            connection.execute(f"ALTER TABLE documents ADD COLUMN {column}")
                 connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
             connection.execute("ROLLBACK")
@@ -729,12 +693,13 @@ class SqliteRegistry:
         documents = [(document_id,) for document_id in {row[2]: None for row in rows}]
         with self._write() as connection:
             self._record_fingerprint(connection, offered)
-            connection.executemany(_UPSERT_ROW, rows)
+            connection.executemany(UPSERT_ROW, rows)
             # Chunks added by id make the document's recorded set unknown: the next upsert of
             # it rewrites (an upsert skips only a set it wrote itself).
             connection.executemany(
                 "INSERT INTO documents (document_id) VALUES (?) "
-                "ON CONFLICT (document_id) DO UPDATE SET digest = NULL, content_hash = NULL",
+                "ON CONFLICT (document_id) DO UPDATE SET digest = NULL, content_hash = NULL, "
+                "file_size = NULL, file_mtime_ns = NULL, file_ctime_ns = NULL, file_inode = NULL",
                 documents,
             )
 
@@ -807,41 +772,74 @@ class SqliteRegistry:
         content_hash: str | None,
         *,
         stored: bool = True,
+        file_state: tuple[int, int, int, int] | None = None,
     ) -> None:
         """Inside a write transaction: one document's rows replace its stored ones (none:
-        the document goes). ``stored=False``: the caller knows it has none."""
+        the document goes). ``stored=False``: the caller knows it has none. ``file_state``:
+        the (size, mtime_ns, ctime_ns, inode) of the file read, for the command line's next
+        run (None: unknown, the next run reads the file)."""
         if stored:
             connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
         if not rows and content_hash is None:
             connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
             return
         # With a content hash, a source with no chunks (an empty file) stays known.
-        connection.executemany(_UPSERT_ROW, rows)
+        connection.executemany(UPSERT_ROW, rows)
         connection.execute(
-            "INSERT INTO documents VALUES (?, ?, ?) ON CONFLICT (document_id) DO UPDATE SET "
-            "digest = excluded.digest, content_hash = excluded.content_hash",
-            (document_id, chunk_digest, content_hash),
+            "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO "
+            "UPDATE SET digest = excluded.digest, content_hash = excluded.content_hash, "
+            "file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns, "
+            "file_ctime_ns = excluded.file_ctime_ns, file_inode = excluded.file_inode",
+            (document_id, chunk_digest, content_hash, *(file_state or (None,) * 4)),
         )
 
     def _replace_documents(
         self,
-        documents: Iterable[tuple[str, list[tuple[Any, ...]], str | None, bool]],
+        documents: Iterable[
+            tuple[str, list[tuple[Any, ...]], str | None, bool, tuple[int, int, int, int] | None]
+        ],
         deleted: Iterable[str] = (),
         *,
         fingerprint: str | None = None,
+        refreshed: Iterable[tuple[int, int, int, int, str]] = (),
     ) -> None:
         """For bulk writers (the command line): many documents replaced and others removed
         in one transaction. Each document comes as (id, its rows as ``_rows`` makes them,
-        content hash, whether the store holds it now); its chunk digest is left unknown, so
-        a later ``upsert`` rewrites."""
+        content hash, whether the store holds it now, its file's state); its chunk digest is
+        left unknown, so a later ``upsert`` rewrites. ``refreshed``: (size, mtime_ns,
+        ctime_ns, inode, id) of unchanged documents whose files' state is recorded anew."""
         offered = check_fingerprint(fingerprint)
         with self._write() as connection:
             self._record_fingerprint(connection, offered)
-            for document_id, rows, content_hash, stored in documents:
-                self._replace(connection, document_id, rows, None, content_hash, stored=stored)
+            for document_id, rows, content_hash, stored, file_state in documents:
+                self._replace(
+                    connection,
+                    document_id,
+                    rows,
+                    None,
+                    content_hash,
+                    stored=stored,
+                    file_state=file_state,
+                )
+            connection.executemany(REFRESH_FILE_STATE, refreshed)
             for document_id in deleted:
                 connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
                 connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
+
+    def _file_states(
+        self,
+    ) -> list[tuple[str, str | None, int | None, int | None, int | None, int | None]]:
+        """(id, content hash, file size, mtime_ns, ctime_ns, inode) of every document, in one
+        query: what the command line compares a file's state with before reading it."""
+        with self._lock:
+            return (
+                self._conn()
+                .execute(
+                    "SELECT document_id, content_hash, file_size, file_mtime_ns, "
+                    "file_ctime_ns, file_inode FROM documents"
+                )
+                .fetchall()
+            )
 
     def content_hashes(self) -> dict[str, str | None]:
         """The ``content_hash`` recorded with each document (None where its last write gave
@@ -864,7 +862,7 @@ class SqliteRegistry:
         if not isinstance(chunk_id, str):
             return default
         with self._lock:
-            rows = self._conn().execute(f"{_SELECT} WHERE id = ?", (chunk_id,)).fetchall()
+            rows = self._conn().execute(f"{SELECT} WHERE id = ?", (chunk_id,)).fetchall()
         return self._chunks(rows)[0] if rows else default
 
     def get_many(self, chunk_ids: Iterable[str]) -> dict[str, Chunk]:
@@ -876,13 +874,13 @@ class SqliteRegistry:
         if len(wanted) <= _BATCH:  # one query: one snapshot without a transaction around it
             marks = ",".join("?" * len(wanted))
             with self._lock:
-                rows = self._conn().execute(f"{_SELECT} WHERE id IN ({marks})", wanted).fetchall()
+                rows = self._conn().execute(f"{SELECT} WHERE id IN ({marks})", wanted).fetchall()
             return {chunk.id: chunk for chunk in self._chunks(rows)}
         with self._read() as connection:
             for start in range(0, len(wanted), _BATCH):
                 batch = wanted[start : start + _BATCH]
                 marks = ",".join("?" * len(batch))
-                rows += connection.execute(f"{_SELECT} WHERE id IN ({marks})", batch).fetchall()
+                rows += connection.execute(f"{SELECT} WHERE id IN ({marks})", batch).fetchall()
         return {chunk.id: chunk for chunk in self._chunks(rows)}
 
     def window(
@@ -894,7 +892,7 @@ class SqliteRegistry:
             rows = (
                 self._conn()
                 .execute(
-                    f"{_SELECT} WHERE document_id = ? AND level = ? AND idx BETWEEN ? AND ? "
+                    f"{SELECT} WHERE document_id = ? AND level = ? AND idx BETWEEN ? AND ? "
                     "ORDER BY idx, rowid",
                     (document_id, level, first_index, last_index),
                 )
@@ -924,7 +922,7 @@ class SqliteRegistry:
     def __iter__(self) -> Iterator[Chunk]:
         """Every stored chunk in insertion order (a snapshot: writing while iterating is safe)."""
         with self._lock:
-            rows = self._conn().execute(f"{_SELECT} ORDER BY rowid").fetchall()
+            rows = self._conn().execute(f"{SELECT} ORDER BY rowid").fetchall()
         return iter(self._chunks(rows))
 
     def document_ids(self) -> list[str]:

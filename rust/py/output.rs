@@ -120,6 +120,12 @@ pub(super) struct PyChunkSizes {
     inner: ChunkSizes,
 }
 
+impl From<ChunkSizes> for PyChunkSizes {
+    fn from(inner: ChunkSizes) -> Self {
+        Self { inner }
+    }
+}
+
 #[pymethods]
 impl PyChunkSizes {
     /// Empty, or the sizes of each level from the leaves up (what pickling records).
@@ -221,12 +227,6 @@ type Batch<'py> = (
     Vec<Option<(&'static str, String)>>,
     PyChunkSizes,
 );
-
-/// The reason a file's bytes are not UTF-8, worded as the CLI reports it.
-fn not_utf8(data: &[u8], error: &std::str::Utf8Error) -> String {
-    let at = error.valid_up_to();
-    format!("not UTF-8 (byte 0x{:02x} at offset {at})", data[at])
-}
 
 /// Where a batch's documents come from.
 enum Inputs<'a> {
@@ -368,12 +368,10 @@ fn write_batch(
                 }
             }
         };
-        // The SIMD check first; the standard library's only to say where a file is not UTF-8.
-        let checked = simdutf8::basic::from_utf8(data).or_else(|_| std::str::from_utf8(data));
-        let text = match checked {
+        let text = match files::utf8_text(data) {
             Ok(text) => text,
-            Err(error) => {
-                failures.push(Some(Failure::Message(NOT_UTF8, not_utf8(data, &error))));
+            Err(message) => {
+                failures.push(Some(Failure::Message(NOT_UTF8, message)));
                 continue;
             }
         };

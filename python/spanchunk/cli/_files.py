@@ -26,10 +26,20 @@ ReportSkip = Callable[[str, str, str], None]
 
 @dataclass(frozen=True)
 class File:
-    """A file to chunk, its size when it was listed, and its name as written in the output."""
+    """A file to chunk, its name as written in the output, and its size, modification and
+    status change times (ns) and inode when it was listed (what a store's stat cache
+    compares)."""
 
     path: str
     size: int
+    mtime_ns: int = 0
+    ctime_ns: int = 0
+    inode: int = 0
+
+    @classmethod
+    def of(cls, path: str, info: os.stat_result) -> File:
+        """The file at ``path``, with the state ``os.stat`` gave."""
+        return cls(path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 @lru_cache(maxsize=256)
@@ -148,7 +158,7 @@ def iter_files(paths: Iterable[str], globs: Globs, report_skip: ReportSkip) -> I
                     yield file
         elif stat.S_ISREG(info.st_mode):
             if new(info):
-                yield File(path, info.st_size)
+                yield File.of(path, info)
         else:
             report_skip(path, NOT_REGULAR, "not a regular file")
 
@@ -191,4 +201,4 @@ def _walk_folder(
                 report_skip(entry.path, UNREADABLE, _reason(error))
             continue
         if stat.S_ISREG(info.st_mode):
-            yield File(entry.path, info.st_size), info
+            yield File.of(entry.path, info), info

@@ -2,70 +2,85 @@
 
 A run into a new file builds the store in a temporary file next to it and renames it into
 place at the end. A run into an existing store is incremental: each file is one document,
-whose id is its path (normalised), recorded with a hash of the file's bytes; a file whose
-hash is the one recorded is read and hashed but not cut; a changed file replaces its
-document, a new one is added, and with ``--prune`` the documents whose files are gone (among
-those the run's PATHs and globs cover) are removed. Every batch of documents is written in
-one transaction, so a run that is interrupted or killed leaves each document in its old or
-its new version.
+whose id is its path (normalised), recorded with a hash of the file's bytes and the state of
+the file when it was read (size, modification and status change times in ns, inode: a stat
+cache, as git's index keeps). A file whose state is the one recorded is not read at all; any
+other is read and hashed, and one whose hash is the one recorded is not cut (its new state
+is recorded); a changed file replaces its document, a new one is added, and with ``--prune``
+the documents whose files are gone (among those the run's PATHs and globs cover) are
+removed. Every batch of documents is written in one transaction, so a run that is
+interrupted or killed leaves each document in its old or its new version.
 
-Performance notes (measured by ``benches/cli.py``):
-- Rows are built without ``Chunk`` objects: the core cuts the text (``_core.Tree``, GIL
-  released) and hashes the ids (``_core.chunk_ids``); the columns of a document's rows are
-  numpy and list operations, zipped into the tuples sqlite3 binds. This was twice as fast
-  as ``Chunk`` objects through ``SqliteRegistry._rows``, which had been the largest cost.
-- One transaction per batch of about 1 MB (``_job.BATCH_BYTES``), in the main thread, while
-  the workers read, hash and cut the next batches. The rows are built in the main thread
-  too: sqlite3 releases the GIL for every row it steps and takes it back after, and with
-  workers building rows (pure Python, holding the GIL) the writer waited at each row; two
-  workers ran at 0.74x one, and as fast as one once the rows moved.
-- Where the CPU goes, one worker, 100 MB (the corpus 20 times), loaded machine: SQLite
-  inserts 4.4 s, rows 2.5 s, cutting 1.1 s, reading 0.5 s, the final index and sync 0.5 s.
-- A new store is built with no journal (``journal_mode=OFF``, ``synchronous=OFF``: it is a
-  temporary file until the rename) and without the documents' index, built once at the
-  end: inserting 50 MB of the corpus's rows went from 7-8 to 14-24 MB/s of input on the
-  loaded 2-core machine. A larger page cache (64 MB) made no measurable difference.
-- What is left is SQLite itself: binding twelve values and inserting into the table and its
-  unique id index (random keys) costs about 10 us a row there (340,000 rows for 100 MB of
-  text), which bounds a first run to the speed of that one writing thread. Tried and
-  dropped: multi-row ``INSERT ... VALUES (...), (...)`` statements (slower: the binding is
-  per value either way).
+The stat cache trusts a file's recorded state only when the file had not changed for
+``RACY_SECONDS`` before the run that recorded it started (git's "racily clean" entries): a
+file rewritten twice within one tick of the file system's clock, with the same size, could
+otherwise keep its first state with its second content. A file changed since, even with its
+size and modification time put back (``touch -d``, ``rsync -t``), has a new status change
+time, so it is read again.
+
+Performance notes (measured by ``benches/cli.py`` and by hand, the corpus 20 times: 99 MB,
+4,660 files, 355,000 rows; a shared 2-core machine at load average 2-4, so CPU seconds are
+the steadier figure; details in ``benches/NOTES.md``):
+- A first run used to spend, one worker: SQLite inserts through Python's ``sqlite3`` 4.4 s,
+  building the rows' tuples in Python 2.5 s, cutting 1.1 s, reading 0.5 s, the final index
+  and sync 0.5 s (10 CPU s in all; two workers no faster). Now the core cuts each run of
+  files and makes its rows (ids, parent and child ids, metadata JSON) in one call with the
+  GIL released (``_core.cut_for_store``), and a new store is filled by the core too
+  (``_core.StoreWriter``, SQLite bundled in the extension): rows bound from the document's
+  UTF-8, no Python object per row, the GIL released while the workers cut the next batches
+  (with Python's ``sqlite3`` the writer took the GIL back after every row). What won most
+  was loading a new store with no index and building the two at the end (schema 3's
+  ``chunks_id`` index, which can be dropped, unlike a ``UNIQUE`` constraint's), and plain
+  inserts: 0.7-0.9 s of inserts and 0.7 s of index builds, against 2.0-2.3 s for upserts
+  into the unique index (``rust/store/sqlite.rs``). 3.5 CPU s in all, startup included.
+- An existing store is updated through ``SqliteRegistry`` (Python's ``sqlite3``: another
+  process may be reading it, and two copies of SQLite in one process must not hold one
+  file), from tuples the core makes (``StoreBatch.documents``).
+- A re-run on an unchanged folder reads nothing: one query for the stored states, then a
+  set lookup per listed file; listing the folder (``_files``, ``os.scandir``) is most of
+  it, 0.15-0.18 s inside the run. Before the stat cache every file was read and hashed
+  (SHA-256 with the CPU's SHA instructions; 0.9 s for 100 MB).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from itertools import repeat
-from typing import TYPE_CHECKING, Any, NamedTuple
-
-import numpy as np
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
 from spanchunk import _core
 from spanchunk._settings import fingerprint_of
-from spanchunk._spans import tree_array
-from spanchunk.base import _is_markdown
-from spanchunk.cli._files import Globs
-from spanchunk.cli._job import NOT_CHUNKED, NOT_UTF8, BatchResult, Chunkers, Part, read_file
-from spanchunk.errors import ChunkingError
-from spanchunk.store import _ID_SEPARATOR, encode_metadata
+from spanchunk.cli._files import UNREADABLE, Globs
+from spanchunk.cli._job import (
+    BINARY,
+    BINARY_PROBE,
+    CHANGED,
+    NOT_CHUNKED,
+    NOT_UTF8,
+    BatchResult,
+    Chunkers,
+    Part,
+)
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
     from spanchunk.cli._files import File
 
-Row = tuple[Any, ...]
-"""One chunk as ``SqliteRegistry`` stores it (the columns of its ``chunks`` table)."""
+FileState = tuple[int, int, int, int]
+"""What the store records of a file when it reads it: size, mtime_ns, ctime_ns, inode."""
+
+#: A file's recorded state is trusted only when the file had not changed (mtime and ctime)
+#: for this long before the run started: more than the coarsest file system clock's tick
+#: (FAT's 2 s).
+RACY_SECONDS = 3
 
 
 def content_hash(data: bytes) -> str:
     """What the store records of a file's bytes to tell, next time, that it is unchanged:
     SHA-256 in hex (OpenSSL's, with the CPU's SHA instructions: four times BLAKE2b's speed
-    here, where it had been the largest single cost of a re-run; hashlib releases the GIL
-    while it hashes)."""
+    here; hashlib releases the GIL while it hashes)."""
     return hashlib.sha256(data).hexdigest()
 
 
@@ -88,155 +103,155 @@ def run_fingerprint(chunkers: Chunkers) -> str:
     )
 
 
-def document_rows(
-    text: str,
-    document_id: str,
-    fingerprint: str,
-    spans: NDArray[np.int64],
-    outline: _core.Outline | None,
-) -> list[Row]:
-    """The rows of one document's chunks, every level, top first: what
-    ``SqliteRegistry._rows`` makes of ``chunk_tree(Document(text, id=document_id,
-    source=document_id))``, without the ``Chunk`` objects.
-
-    ``spans`` is the (n, 7) span table (level, index, parent row within the level above,
-    start_byte, end_byte, start_char, end_char), levels in blocks, top first.
-    """
-    count = len(spans)
-    if not count:
-        return []
-    ids = _core.chunk_ids(document_id, fingerprint, spans)
-    levels = spans[:, 0]
-    top = int(levels[0])
-    # The first row of each level's block: the blocks go top first.
-    per_level = np.bincount(levels, minlength=top + 2)
-    first_row = np.zeros(top + 2, dtype=np.int64)
-    for level in range(top - 1, -1, -1):
-        first_row[level] = first_row[level + 1] + per_level[level + 1]
-    top_rows = int(per_level[top])
-    # Rows below the top, with the row of their parent: non-decreasing, since each level's
-    # rows follow their parents' order and each level's parents are the block before it.
-    below = slice(top_rows, count)
-    parent_rows = spans[below, 2] + first_row[levels[below] + 1]
-    parent_list = parent_rows.tolist()
-    parent_ids = [None] * top_rows + [ids[row] for row in parent_list]
-    every_row = np.arange(count)
-    child_starts = (np.searchsorted(parent_rows, every_row, "left") + top_rows).tolist()
-    child_ends = (np.searchsorted(parent_rows, every_row, "right") + top_rows).tolist()
-    join = _ID_SEPARATOR.join
-    child_ids = [join(ids[start:end]) for start, end in zip(child_starts, child_ends, strict=True)]
-    start_chars = spans[:, 5].tolist()
-    end_chars = spans[:, 6].tolist()
-    texts = [text[start:end] for start, end in zip(start_chars, end_chars, strict=True)]
-    metadata: Iterable[str]
-    if outline is None:
-        metadata = repeat(encode_metadata({"source": document_id}))
-    else:
-        encoded: dict[tuple[str, ...], str] = {}
-        metadata = []
-        for start_byte in spans[:, 3].tolist():
-            path = tuple(outline.path(start_byte))
-            text_of_path = encoded.get(path)
-            if text_of_path is None:
-                text_of_path = encoded[path] = encode_metadata(
-                    {"source": document_id, "headings": path}
-                )
-            metadata.append(text_of_path)
-    return list(
-        zip(
-            ids,
-            texts,
-            repeat(document_id),
-            spans[:, 1].tolist(),
-            levels.tolist(),
-            start_chars,
-            end_chars,
-            spans[:, 3].tolist(),
-            spans[:, 4].tolist(),
-            parent_ids,
-            child_ids,
-            metadata,
-        )
-    )
+def read_source(file: File) -> tuple[bytes, os.stat_result] | tuple[None, tuple[str, str, str]]:
+    """A file's bytes and its state when they were read, or why it is skipped: unreadable,
+    changed while read, or binary (the checks of ``_job.read_file``, plus the state)."""
+    try:
+        with open(file.path, "rb") as handle:
+            before = os.fstat(handle.fileno())
+            data = handle.read()
+            after = os.fstat(handle.fileno())
+    except OSError as error:
+        return None, (file.path, UNREADABLE, error.strerror or str(error))
+    if (
+        before.st_size != after.st_size
+        or before.st_mtime_ns != after.st_mtime_ns
+        or len(data) != after.st_size
+    ):
+        return None, (file.path, CHANGED, "the file changed while it was read; run again")
+    if data.find(b"\0", 0, BINARY_PROBE) != -1:
+        return None, (file.path, BINARY, "binary (a NUL byte in the first 8 KB)")
+    return data, before
 
 
-class Cut(NamedTuple):
-    """A document a worker cut, for the writer to turn into rows."""
+class Pending(NamedTuple):
+    """A file read, to be cut."""
 
+    file: File
     document_id: str
-    text: str
-    fingerprint: str
-    spans: NDArray[np.int64]
-    markdown: bool
-    content_hash: str
-    stored: bool  # whether the store holds a version of it
+    data: bytes
+    digest: str
+    state: FileState | None
 
-    def rows(self) -> list[Row]:
-        """The document's rows (its heading paths parsed here for a Markdown one)."""
-        outline = _core.Outline(self.text) if self.markdown else None
-        return document_rows(self.text, self.document_id, self.fingerprint, self.spans, outline)
+
+@dataclass
+class StoreBatch:
+    """What the store job makes of a batch: the documents cut (runs of one chunker, in input
+    order, kept in the core), and the unchanged documents whose file states are recorded
+    anew ((size, mtime_ns, ctime_ns, inode, document id): the order of the UPDATE)."""
+
+    cut: list[_core.StoreBatch] = field(default_factory=list)
+    refreshed: list[tuple[int, int, int, int, str]] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.cut or self.refreshed)
 
 
 @dataclass(frozen=True)
 class StoreJob:
-    """The ``.sqlite`` job on one batch: read and hash each file; cut those whose hash is
-    not the one the store holds.
+    """The ``.sqlite`` job on one batch: skip the files whose state is the one recorded,
+    read and hash the others, and cut those whose hash is not the one the store holds.
 
-    Workers do what runs without the GIL (reading, hashing, cutting); the rows are built by
-    the writer, in the thread that inserts them: built here, they held the GIL while the
-    writer waited for it after every row SQLite stepped, and two workers ran slower than one.
+    Workers do all of it; a Python loop per file reads and hashes (both release the GIL),
+    and one core call per run of files of one chunker cuts and makes the rows.
     """
 
     chunkers: Chunkers
     #: The content hash recorded for each document of the store (empty for a new one).
     stored: Mapping[str, str | None]
+    #: (document id, size, mtime_ns, ctime_ns, inode) of each document whose file's state
+    #: is recorded: a listed file found here is unchanged without being read.
+    fresh: frozenset[tuple[str, int, int, int, int]] = frozenset()
+    #: A file changed at or after this time (ns since the epoch) has its state left
+    #: unrecorded: the next run reads it again.
+    trusted_before_ns: int = field(default_factory=lambda: time.time_ns() - RACY_SECONDS * 10**9)
+
+    def file_state(self, info: os.stat_result) -> FileState | None:
+        """What to record of a file read with this state (None: too recent to trust)."""
+        if max(info.st_mtime_ns, info.st_ctime_ns) >= self.trusted_before_ns:
+            return None
+        return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
     def __call__(self, batch: Sequence[File]) -> BatchResult:
         """Read, compare, cut and prepare the rows of one batch (runs in a worker)."""
         result = BatchResult()
-        written: list[Cut] = []
+        written = StoreBatch()
+        run: list[Pending] = []
+        run_markdown = False
+        fresh = self.fresh
         for file in batch:
-            data, skip = read_file(file)
-            if skip is not None:
-                result.skips.append(skip)
-                continue
-            assert data is not None
             document_id = document_id_of(file.path)
+            if (document_id, file.size, file.mtime_ns, file.ctime_ns, file.inode) in fresh:
+                result.unchanged += 1
+                result.documents += 1
+                result.bytes_read += file.size
+                continue
+            data, info = read_source(file)
+            if data is None:
+                result.skips.append(info)  # type: ignore[arg-type]
+                continue
+            assert isinstance(info, os.stat_result)
             digest = content_hash(data)
-            recorded = self.stored.get(document_id, "")
-            if recorded == digest:
+            state = self.file_state(info)
+            if self.stored.get(document_id, "") == digest:
                 result.unchanged += 1
                 result.documents += 1
                 result.bytes_read += len(data)
-                continue
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as error:
-                message = f"not UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})"
-                result.skips.append((file.path, NOT_UTF8, message))
+                if state is not None:
+                    written.refreshed.append((*state, document_id))
                 continue
             markdown = self.chunkers.is_markdown(file.path)
-            chunker = self.chunkers.markdown if markdown else self.chunkers.text
-            fingerprint = chunker.fingerprint()
-            levels = chunker._levels()
-            try:
-                spans = tree_array(levels, text)
-            except (ChunkingError, ValueError, TypeError) as error:
-                result.skips.append((file.path, NOT_CHUNKED, str(error)))
-                continue
-            markdown = _is_markdown(levels)
-            written.append(
-                Cut(document_id, text, fingerprint, spans, markdown, digest, recorded != "")
-            )
-            result.documents += 1
-            result.bytes_read += len(data)
-            if recorded == "":
-                result.added += 1
-            else:
-                result.replaced += 1
-            result.sizes.add_spans(spans)
+            if run and markdown != run_markdown:
+                self._cut(run, run_markdown, result, written)
+            run_markdown = markdown
+            run.append(Pending(file, document_id, data, digest, state))
+        self._cut(run, run_markdown, result, written)
         result.parts.append(Part(written, [], []))
         return result
+
+    def _cut(
+        self, run: list[Pending], markdown: bool, result: BatchResult, written: StoreBatch
+    ) -> None:
+        """Cut a run of files of one chunker (one core call) and count them; empties ``run``."""
+        if not run:
+            return
+        chunker = self.chunkers.markdown if markdown else self.chunkers.text
+        cut, errors, sizes = _core.cut_for_store(
+            chunker._levels(),
+            [pending.data for pending in run],
+            [pending.document_id for pending in run],
+            chunker.fingerprint(),
+            [pending.digest for pending in run],
+            [pending.state for pending in run],
+        )
+        for pending, error in zip(run, errors, strict=True):
+            path = pending.file.path
+            if error is None:
+                result.documents += 1
+                result.bytes_read += len(pending.data)
+                if pending.document_id in self.stored:
+                    result.replaced += 1
+                else:
+                    result.added += 1
+            elif error.startswith("not UTF-8"):
+                result.skips.append((path, NOT_UTF8, error))
+            else:
+                result.skips.append((path, NOT_CHUNKED, error))
+        if len(cut):
+            written.cut.append(cut)
+        result.sizes.merge(sizes)
+        run.clear()
+
+
+def fresh_states(
+    states: Iterable[tuple[str, str | None, int | None, int | None, int | None, int | None]],
+) -> frozenset[tuple[str, int, int, int, int]]:
+    """The documents whose file state is recorded, as ``StoreJob.fresh`` looks them up."""
+    return frozenset(
+        (document_id, size, mtime_ns, ctime_ns, inode)
+        for document_id, digest, size, mtime_ns, ctime_ns, inode in states
+        if digest is not None and size is not None
+    )
 
 
 # --------------------------------------------------------------------------------------------

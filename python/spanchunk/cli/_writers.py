@@ -333,6 +333,13 @@ def columns_table(columns: dict[str, Any]) -> pa.Table:
 class SqliteWriter(Writer):
     """The SQLite store (``SqliteRegistry``), every level: built in a temporary file and
     renamed into place when new, updated in place (one transaction per batch) when it exists.
+
+    A new store is made by ``SqliteRegistry`` (its schema, settings and fingerprint), closed,
+    and filled by the core (``_core.StoreWriter``) until :meth:`commit`; it is synced before
+    the rename only with ``sync=True`` (``--sync``): the rename is atomic for other processes
+    either way, but only a synced file is sure to be whole on disk after a power cut or an OS
+    crash. An existing store is updated through ``SqliteRegistry``, with SQLite's own
+    durability (WAL).
     """
 
     core_format = "rows"
@@ -346,6 +353,9 @@ class SqliteWriter(Writer):
         self.incremental = os.path.exists(target)
         self.fingerprint: str | None = None
         self._temp_path: str | None = None
+        self._bulk: Any = None  # the core's writer of a new store, once the job starts
+        #: The ids of the documents the store held when the run started, or this run wrote.
+        self._stored: set[str] = set()
         if self.incremental:
             try:
                 self.store = SqliteRegistry(target, create=False)
@@ -359,15 +369,6 @@ class SqliteWriter(Writer):
         os.close(descriptor)
         try:
             self.store = SqliteRegistry(self._temp_path)
-            connection = self.store._conn()
-            # A temporary file: a crash or a failed batch loses only it, so no journal (each
-            # page is written once, not to the WAL and again to the file) and no syncs until
-            # commit(), which syncs it before the rename and puts it back in WAL mode.
-            connection.execute("PRAGMA journal_mode = OFF")
-            connection.execute("PRAGMA synchronous = OFF")
-            # The documents' index is built once at the end, from the sorted rows, instead of
-            # row by row (no query needs it while the new store fills).
-            connection.execute("DROP INDEX chunks_position")
         except BaseException:
             self._remove_temp()
             raise
@@ -378,7 +379,7 @@ class SqliteWriter(Writer):
         Raises:
             OutputError: the store holds chunks made with other settings.
         """
-        from spanchunk.cli._store import StoreJob, run_fingerprint  # noqa: PLC0415
+        from spanchunk.cli._store import StoreJob, fresh_states, run_fingerprint  # noqa: PLC0415
 
         fingerprint = run_fingerprint(chunkers)
         recorded = self.store.fingerprint
@@ -398,20 +399,72 @@ class SqliteWriter(Writer):
                 f"(another -o name, or remove {self.target} first)"
             )
         self.fingerprint = fingerprint
-        return StoreJob(chunkers, self.store.content_hashes())
+        if self._temp_path is not None:
+            self._start_bulk_load(fingerprint)
+            return StoreJob(chunkers, {})
+        states = self.store._file_states()
+        stored = {document_id: digest for document_id, digest, *_ in states}
+        self._stored = set(stored)
+        return StoreJob(chunkers, stored, fresh_states(states))
+
+    def _start_bulk_load(self, fingerprint: str) -> None:
+        """Record the fingerprint, close Python's connection and open the core's."""
+        from spanchunk import _core  # noqa: PLC0415
+        from spanchunk._store_schema import (  # noqa: PLC0415
+            BULK_DELETE_CHUNKS,
+            BULK_INSERT_CHUNK,
+            BULK_INSERT_DOCUMENT,
+            BULK_LOAD_SETUP,
+        )
+
+        assert self._temp_path is not None
+        try:
+            with self._database_errors():
+                with self.store._write() as connection:
+                    self.store._record_fingerprint(connection, fingerprint)
+                # Python's sqlite3 and the core's SQLite must never hold the file at once.
+                self.store.close()
+                self._bulk = _core.StoreWriter(
+                    self._temp_path,
+                    BULK_LOAD_SETUP,
+                    BULK_INSERT_CHUNK,
+                    BULK_INSERT_DOCUMENT,
+                    BULK_DELETE_CHUNKS,
+                )
+        except BaseException:
+            self.discard()
+            raise
 
     def stored_documents(self) -> list[str]:
-        """The ids of the documents in the store (those this run wrote included)."""
+        """The ids of the documents in the store (those this run wrote included); none that
+        a new store holds can be gone, as this run listed each."""
+        if self._temp_path is not None:
+            return []
         return list(self.store.content_hashes())
 
     def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
-        """Replace the batch's documents (``_store.Cut``) in one transaction."""
-        if written:
-            documents = (
-                (cut.document_id, cut.rows(), cut.content_hash, cut.stored) for cut in written
+        """Write the batch's documents (a ``_store.StoreBatch``) in one transaction."""
+        if not written:
+            return
+        with self._database_errors():
+            if self._bulk is not None:
+                self._bulk.write(written.cut)
+                return
+            self.store._replace_documents(
+                self._replaced(written.cut),
+                fingerprint=self.fingerprint,
+                refreshed=written.refreshed,
             )
-            with self._database_errors():
-                self.store._replace_documents(documents, fingerprint=self.fingerprint)
+
+    def _replaced(self, batches: Sequence[Any]) -> Iterator[tuple[Any, ...]]:
+        """The documents of the core's batches as ``_replace_documents`` takes them, each
+        marked stored when the store held it or this run wrote it already (two paths that
+        normalise to one id: the last file's chunks replace the first's)."""
+        stored = self._stored
+        for batch in batches:
+            for document_id, rows, content_hash, file_state in batch.documents():
+                yield document_id, rows, content_hash, document_id in stored, file_state
+                stored.add(document_id)
 
     def prune(self, document_ids: Sequence[str]) -> None:
         """Remove these documents (files that are gone) in one transaction."""
@@ -429,23 +482,28 @@ class SqliteWriter(Writer):
             yield
         except sqlite3.DatabaseError as error:
             raise OSError(f"{self.target}: {error}") from error
+        except OSError as error:
+            if error.errno is not None:  # the file system's own: its message as it is
+                raise
+            raise OSError(f"{self.target}: {error}") from error  # the core's writer (SQLite)
 
     def commit(self) -> None:
-        """A new store: build its documents' index, put it in WAL mode, sync it and rename it
-        into place. An existing one: every batch is committed already; close it."""
+        """A new store: build its documents' index, put it in WAL mode, sync it (``sync``)
+        and rename it into place. An existing one: every batch is committed already; close
+        it."""
         with self._database_errors():
             self._commit()
 
     def _commit(self) -> None:
-        from spanchunk.store import POSITION_INDEX  # noqa: PLC0415
+        from spanchunk._store_schema import BULK_LOAD_FINISH  # noqa: PLC0415
 
         if self._temp_path is None:
             self.store.close()
             return
-        connection = self.store._conn()
-        connection.execute(POSITION_INDEX)
-        connection.execute("PRAGMA journal_mode = WAL")
-        self.store.close()  # the last connection: SQLite removes the -wal and -shm files
+        if self._bulk is not None:
+            # The last connection: SQLite removes the -wal and -shm files as it closes.
+            self._bulk.finish(BULK_LOAD_FINISH)
+            self._bulk = None
         if self.sync:
             with open(self._temp_path, "rb+") as file:
                 os.fsync(file.fileno())
@@ -462,6 +520,10 @@ class SqliteWriter(Writer):
     def discard(self) -> None:
         """A new store: remove the temporary file. An existing one: close it; the batches
         committed so far stay (each document is in its old or its new version)."""
+        if self._bulk is not None:
+            with contextlib.suppress(Exception):
+                self._bulk.close()
+            self._bulk = None
         with contextlib.suppress(Exception):
             self.store.close()
         self._remove_temp()

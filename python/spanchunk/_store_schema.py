@@ -1,0 +1,107 @@
+"""The SQLite store's file format: its schema, and the statements that read and write it.
+
+``SqliteRegistry`` (``spanchunk.store``) opens and writes files of this format; the command
+line's bulk load of a new store (``_core.StoreWriter``) runs the ``BULK_*`` statements.
+"""
+
+from __future__ import annotations
+
+#: Schema 2 added ``documents.content_hash``; schema 3 the state of the document's file
+#: when the command line last read it (``file_size``, ``file_mtime_ns``, ``file_ctime_ns``,
+#: ``file_inode``: its stat cache), and new files of schema 3 keep the chunk ids unique by an
+#: index (``ID_INDEX``). A file of an older schema is upgraded when opened (one ``ALTER
+#: TABLE`` per column, nothing rewritten).
+SCHEMA_VERSION = 3
+#: ``PRAGMA application_id`` of a spanchunk store: "spch" as a big-endian int.
+APPLICATION_ID = int.from_bytes(b"spch", "big")
+
+#: The index ``window``, ``delete_document`` and ``upsert`` look documents up by (a bulk
+#: load into a new file may drop it and build it once at the end: it is the same index).
+POSITION_INDEX = "CREATE INDEX IF NOT EXISTS chunks_position ON chunks (document_id, level, idx)"
+#: Chunk ids are unique. Schema 3 says so with this index instead of a ``UNIQUE`` column
+#: constraint (whose index SQLite makes itself and cannot drop): the same index and the same
+#: conflicts, but a bulk load can build it once at the end, from the sorted ids, instead of
+#: inserting ids in random order (a third of a new store's time). Files of schemas 1 and 2
+#: keep their constraint.
+ID_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS chunks_id ON chunks (id)"
+COLUMNS = (
+    "id, text, document_id, idx, level, start_char, end_char, start_byte, end_byte, "
+    "parent_id, child_ids, metadata"
+)
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (
+    id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    level INTEGER NOT NULL,
+    start_char INTEGER NOT NULL,
+    end_char INTEGER NOT NULL,
+    start_byte INTEGER NOT NULL,
+    end_byte INTEGER NOT NULL,
+    parent_id TEXT,
+    child_ids TEXT NOT NULL,
+    metadata TEXT NOT NULL
+);
+{ID_INDEX};
+{POSITION_INDEX};
+CREATE TABLE IF NOT EXISTS documents (
+    document_id TEXT PRIMARY KEY,
+    digest TEXT,
+    content_hash TEXT,
+    file_size INTEGER,
+    file_mtime_ns INTEGER,
+    file_ctime_ns INTEGER,
+    file_inode INTEGER
+);
+PRAGMA application_id = {APPLICATION_ID};
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+UPSERT_ROW = (
+    f"INSERT INTO chunks ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (id) DO UPDATE SET text = excluded.text, document_id = excluded.document_id, "
+    "idx = excluded.idx, level = excluded.level, start_char = excluded.start_char, "
+    "end_char = excluded.end_char, start_byte = excluded.start_byte, "
+    "end_byte = excluded.end_byte, parent_id = excluded.parent_id, "
+    "child_ids = excluded.child_ids, metadata = excluded.metadata"
+)
+#: The columns each schema upgrade adds to ``documents``, by the version that added them.
+DOCUMENT_COLUMNS = {
+    2: ("content_hash TEXT",),
+    3: (
+        "file_size INTEGER",
+        "file_mtime_ns INTEGER",
+        "file_ctime_ns INTEGER",
+        "file_inode INTEGER",
+    ),
+}
+#: A document's row as the command line writes it: id, content hash, and the state of its
+#: file (None where it is not to be trusted next time); the digest is left unknown.
+UPSERT_DOCUMENT = (
+    "INSERT INTO documents (document_id, content_hash, file_size, file_mtime_ns, "
+    "file_ctime_ns, file_inode) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO UPDATE "
+    "SET digest = NULL, content_hash = excluded.content_hash, file_size = excluded.file_size, "
+    "file_mtime_ns = excluded.file_mtime_ns, file_ctime_ns = excluded.file_ctime_ns, "
+    "file_inode = excluded.file_inode"
+)
+REFRESH_FILE_STATE = (
+    "UPDATE documents SET file_size = ?, file_mtime_ns = ?, file_ctime_ns = ?, file_inode = ? "
+    "WHERE document_id = ?"
+)
+#: A new store filled in bulk (``_core.StoreWriter``, by the command line): a temporary file
+#: until it is renamed into place, so no journal and no syncs (a failed run removes it); the
+#: indexes dropped here and built once at the end, from the sorted rows, so that the load
+#: only appends to the table.
+BULK_LOAD_SETUP = (
+    "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+    "DROP INDEX chunks_id; DROP INDEX chunks_position;"
+)
+BULK_LOAD_FINISH = f"{ID_INDEX}; {POSITION_INDEX}; PRAGMA journal_mode = WAL;"
+#: Chunks inserted, not upserted (the core deletes a document's chunks first when its id
+#: comes twice; ids of distinct documents differ).
+BULK_INSERT_CHUNK = f"INSERT INTO chunks ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+BULK_INSERT_DOCUMENT = UPSERT_DOCUMENT
+BULK_DELETE_CHUNKS = "DELETE FROM chunks WHERE document_id = ?"
+SELECT = f"SELECT {COLUMNS} FROM chunks"
+PAGE_SIZE = 16384

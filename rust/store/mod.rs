@@ -1,0 +1,232 @@
+//! The rows of the `SQLite` store (`SqliteRegistry`'s file, the command line's `.sqlite` output):
+//! each chunk of a cut document as the twelve columns of the store's `chunks` table, made
+//! from the span table in one pass, and written into a new store by [`sqlite::BulkWriter`]
+//! without a Python object per chunk.
+//!
+//! The columns, in the order the store's statements bind them: `id`, `text`,
+//! `document_id`, `idx`, `level`, `start_char`, `end_char`, `start_byte`, `end_byte`,
+//! `parent_id` (NULL at the top level), `child_ids` (the ids joined by U+001F, empty for a
+//! leaf) and `metadata` (JSON text, byte for byte what the Python layer's
+//! `store.encode_metadata` writes: `{"source":...}`, and for a Markdown document
+//! `"headings"` too, its heading path as a tagged tuple).
+
+pub mod sqlite;
+
+use crate::markdown::Outline;
+use crate::output::jsonl::write_string;
+use crate::output::{heading_path, hex_id, Document, Family};
+use crate::table::SpanTable;
+
+/// What joins the child ids of a row in its `child_ids` column (the store's
+/// `_ID_SEPARATOR`): the unit separator, which no hex id holds.
+pub const ID_SEPARATOR: char = '\u{1f}';
+
+/// The columns of a document's rows that its span table does not hold: ids, parent ids,
+/// child id lists and metadata texts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocumentRows {
+    /// 16 hex digits per row.
+    ids: String,
+    /// The row of each row's parent; None at the top level.
+    parents: Vec<Option<usize>>,
+    /// Row `r`'s `child_ids` text is `child_text[child_bounds[r]..child_bounds[r + 1]]`.
+    child_text: String,
+    child_bounds: Vec<usize>,
+    /// The distinct metadata texts of the document (one, or one per heading path).
+    metadata: Vec<String>,
+    /// The position in `metadata` of each row's text.
+    metadata_of: Vec<usize>,
+}
+
+impl DocumentRows {
+    /// The rows of `document` cut as `table` (levels in blocks, top first, as the engine
+    /// writes it), with heading paths from `outline` for a Markdown document.
+    #[must_use]
+    pub fn new(document: &Document<'_>, table: &SpanTable, outline: Option<&Outline>) -> Self {
+        let family = Family::new(document, table);
+        let rows = table.rows();
+        let mut ids = String::with_capacity(16 * rows);
+        for &id in &family.ids {
+            ids.extend(hex_id(id).iter().copied().map(char::from));
+        }
+        let mut child_text = String::with_capacity(17 * family.children.len());
+        let mut child_bounds = Vec::with_capacity(rows + 1);
+        child_bounds.push(0);
+        for row in 0..rows {
+            for (position, &child) in family.children_of(row).iter().enumerate() {
+                if position > 0 {
+                    child_text.push(ID_SEPARATOR);
+                }
+                child_text.push_str(&ids[16 * child..16 * child + 16]);
+            }
+            child_bounds.push(child_text.len());
+        }
+        let mut metadata = Vec::new();
+        let mut metadata_of = Vec::with_capacity(rows);
+        match outline {
+            None => {
+                metadata.push(metadata_text(document.source, None));
+                metadata_of.resize(rows, 0);
+            }
+            Some(outline) => {
+                // The heading path depends only on how many headings come before a chunk:
+                // one text per count seen, most documents having few.
+                let mut text_of_count: Vec<Option<usize>> = vec![None; outline.headings.len() + 1];
+                for record in &table.records {
+                    let start = usize::try_from(record.0[3]).unwrap_or(0);
+                    let count = outline.headings_before(start);
+                    let position = *text_of_count[count].get_or_insert_with(|| {
+                        let path = heading_path(outline, start);
+                        metadata.push(metadata_text(document.source, Some(&path)));
+                        metadata.len() - 1
+                    });
+                    metadata_of.push(position);
+                }
+            }
+        }
+        Self {
+            ids,
+            parents: family.parents,
+            child_text,
+            child_bounds,
+            metadata,
+            metadata_of,
+        }
+    }
+
+    /// How many rows there are.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.parents.len()
+    }
+
+    /// Whether the document has no rows (an empty or blank text).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.parents.is_empty()
+    }
+
+    /// Row `row`'s id.
+    #[must_use]
+    pub fn id(&self, row: usize) -> &str {
+        &self.ids[16 * row..16 * row + 16]
+    }
+
+    /// Row `row`'s parent id; None at the top level.
+    #[must_use]
+    pub fn parent_id(&self, row: usize) -> Option<&str> {
+        self.parents[row].map(|parent| self.id(parent))
+    }
+
+    /// Row `row`'s child ids, joined by [`ID_SEPARATOR`] (empty for a leaf).
+    #[must_use]
+    pub fn child_ids(&self, row: usize) -> &str {
+        &self.child_text[self.child_bounds[row]..self.child_bounds[row + 1]]
+    }
+
+    /// Row `row`'s metadata as JSON text.
+    #[must_use]
+    pub fn metadata(&self, row: usize) -> &str {
+        &self.metadata[self.metadata_of[row]]
+    }
+}
+
+/// A chunk's metadata as the store keeps it: what Python's `json.dumps(..., ensure_ascii=
+/// False, separators=(",", ":"))` gives for `{"source": source}`, or with a heading path
+/// `{"source": source, "headings": {"\u0000tuple": [...]}}` (the store's tag for a tuple).
+#[must_use]
+pub fn metadata_text(source: &str, headings: Option<&[&str]>) -> String {
+    let mut out = Vec::with_capacity(source.len() + 16);
+    out.extend_from_slice(b"{\"source\":");
+    write_string(&mut out, source);
+    if let Some(headings) = headings {
+        out.extend_from_slice(b",\"headings\":{\"\\u0000tuple\":[");
+        for (position, heading) in headings.iter().enumerate() {
+            if position > 0 {
+                out.push(b',');
+            }
+            write_string(&mut out, heading);
+        }
+        out.extend_from_slice(b"]}");
+    }
+    out.push(b'}');
+    // Escaping copies UTF-8 through and adds ASCII only.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids;
+    use crate::table::SpanRecord;
+
+    fn document<'a>(text: &'a str, source: &'a str) -> Document<'a> {
+        Document {
+            text,
+            source,
+            document_id: source,
+            fingerprint: "fp",
+        }
+    }
+
+    #[test]
+    fn rows_link_parents_and_children_by_id() {
+        let table = SpanTable {
+            records: vec![
+                SpanRecord([1, 0, -1, 0, 5, 0, 5]),
+                SpanRecord([0, 0, 0, 0, 2, 0, 2]),
+                SpanRecord([0, 1, 0, 3, 5, 3, 5]),
+            ],
+        };
+        let rows = DocumentRows::new(&document("ab\ncd", "d.txt"), &table, None);
+        assert_eq!(rows.len(), 3);
+        let parent = ids::chunk_id("d.txt", "fp", 1, 0, 5);
+        let first = ids::chunk_id("d.txt", "fp", 0, 0, 2);
+        let second = ids::chunk_id("d.txt", "fp", 0, 3, 5);
+        assert_eq!(rows.id(0), parent);
+        assert_eq!(rows.parent_id(0), None);
+        assert_eq!(rows.parent_id(2), Some(parent.as_str()));
+        assert_eq!(rows.child_ids(0), format!("{first}\u{1f}{second}"));
+        assert_eq!(rows.child_ids(1), "");
+        assert_eq!(rows.metadata(2), r#"{"source":"d.txt"}"#);
+        assert!(DocumentRows::new(&document("", "e"), &SpanTable::default(), None).is_empty());
+    }
+
+    #[test]
+    fn metadata_is_what_json_dumps_gives() {
+        // Expected values from the store's encode_metadata (json.dumps, compact separators).
+        assert_eq!(
+            metadata_text("a \"b\"\\c\n日本", None),
+            r#"{"source":"a \"b\"\\c\n日本"}"#
+        );
+        assert_eq!(
+            metadata_text("n.md", Some(&[])),
+            r#"{"source":"n.md","headings":{"\u0000tuple":[]}}"#
+        );
+        assert_eq!(
+            metadata_text("n.md", Some(&["A", "B \u{1}"])),
+            r#"{"source":"n.md","headings":{"\u0000tuple":["A","B \u0001"]}}"#
+        );
+    }
+
+    #[test]
+    fn markdown_rows_carry_their_heading_path() {
+        let text = "# A\n\nx\n\n## B\n\ny\n";
+        let outline = Outline::parse(text);
+        let table = SpanTable {
+            records: vec![
+                SpanRecord([0, 0, -1, 0, 7, 0, 7]),
+                SpanRecord([0, 1, -1, 9, 17, 9, 17]),
+            ],
+        };
+        let rows = DocumentRows::new(&document(text, "n.md"), &table, Some(&outline));
+        assert_eq!(
+            rows.metadata(0),
+            r#"{"source":"n.md","headings":{"\u0000tuple":["A"]}}"#
+        );
+        assert_eq!(
+            rows.metadata(1),
+            r#"{"source":"n.md","headings":{"\u0000tuple":["A","B"]}}"#
+        );
+    }
+}
