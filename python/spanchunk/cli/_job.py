@@ -17,7 +17,6 @@ Performance notes (measured by ``benches/cli.py``; figures in ``benches/results/
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -26,13 +25,15 @@ from typing import Any, Protocol
 
 from spanchunk import _core
 from spanchunk.chunkers import HierarchicalChunker
-from spanchunk.cli._files import UNREADABLE, File
+from spanchunk.cli._files import File
 
 BATCH_BYTES = 1 << 20
 BATCH_FILES = 256
 # A file is binary, as git decides, when its first 8 KB hold a NUL byte.
 BINARY_PROBE = 8192
 
+# The kinds of skipped files, as the summary counts them: `_core.write_files` reports its
+# files' failures in these words (`rust/py/output.rs`).
 BINARY = "binary"
 NOT_UTF8 = "not UTF-8"
 CHANGED = "changed while read"
@@ -105,26 +106,6 @@ def batches(files: Iterable[File]) -> Iterator[list[File]]:
             batch, size = [], 0
     if batch:
         yield batch
-
-
-def read_file(file: File) -> tuple[bytes | None, tuple[str, str, str] | None]:
-    """A file's bytes, or why it is skipped: unreadable, changed while read, or binary."""
-    try:
-        with open(file.path, "rb") as handle:
-            before = os.fstat(handle.fileno())
-            data = handle.read()
-            after = os.fstat(handle.fileno())
-    except OSError as error:
-        return None, (file.path, UNREADABLE, error.strerror or str(error))
-    if (
-        before.st_size != after.st_size
-        or before.st_mtime_ns != after.st_mtime_ns
-        or len(data) != after.st_size
-    ):
-        return None, (file.path, CHANGED, "the file changed while it was read; run again")
-    if data.find(b"\0", 0, BINARY_PROBE) != -1:
-        return None, (file.path, BINARY, "binary (a NUL byte in the first 8 KB)")
-    return data, None
 
 
 def process_batch(chunkers: Chunkers, core_format: str, batch: Sequence[File]) -> BatchResult:

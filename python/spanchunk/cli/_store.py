@@ -105,7 +105,8 @@ def run_fingerprint(chunkers: Chunkers) -> str:
 
 def read_source(file: File) -> tuple[bytes, os.stat_result] | tuple[None, tuple[str, str, str]]:
     """A file's bytes and its state when they were read, or why it is skipped: unreadable,
-    changed while read, or binary (the checks of ``_job.read_file``, plus the state)."""
+    changed while read, or binary (the checks ``_core.write_files`` makes of the files of
+    the other outputs, plus the state)."""
     try:
         with open(file.path, "rb") as handle:
             before = os.fstat(handle.fileno())
