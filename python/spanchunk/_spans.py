@@ -61,11 +61,13 @@ text releases the GIL.
   released on ``workers`` threads (1: this thread, None: every core). Returns, per text, its
   chunks and the row of its first leaf.
 - ``text_id(text)``: 16 hex digits, xxh3-64 of the UTF-8 text (the default ``Document`` id).
-- ``write_documents(levels, datas, sources, fingerprint, format="jsonl")``: the command
-  line's writer: every file's bytes checked as UTF-8, cut into levels and written as
-  ``format`` (``"jsonl"``: the JSON Lines bytes of every chunk, in order; ``"columns"``:
-  Arrow-ready buffers), GIL released. Returns that, each document's error (None: written),
-  and the level and char length of every chunk.
+- ``write_files(levels, paths, sources, fingerprint, format="jsonl", expected_bytes=0)``:
+  the command line's writer: every file read (skipped when unreadable, binary or changed
+  while read), checked as UTF-8, cut into levels and written as ``format`` (``"jsonl"``: a
+  ``JsonlBatch`` of every chunk's record, in order, which ``write_to(fd)`` writes;
+  ``"columns"``: Arrow-ready buffers), GIL released. Returns that, each file's failure
+  (None: written; else its kind and message) and the ``ChunkSizes`` of the chunks.
+  ``write_documents(levels, datas, sources, ...)`` is the same for bytes in memory.
 """
 
 from __future__ import annotations

@@ -7,13 +7,12 @@
 
 use std::path::PathBuf;
 
-use numpy::{IntoPyArray, PyReadonlyArray2};
+use numpy::IntoPyArray;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyBytes, PyDict};
 
-use super::convert::int_rows;
 use super::splitter::{splitters, PySplitter};
 use crate::engine::{tree, Splitter};
 use crate::ids;
@@ -146,17 +145,6 @@ impl PyChunkSizes {
     /// Adds the sizes `other` holds.
     fn merge(&mut self, other: &Self) {
         self.inner.merge(&other.inner);
-    }
-
-    /// Adds the chunks of an (n, 7) span table (`SPAN_COLUMNS`: level first, the char span
-    /// last).
-    fn add_spans(&mut self, spans: PyReadonlyArray2<'_, i64>) -> PyResult<()> {
-        for [level, _, _, _, _, start_char, end_char] in int_rows::<7>("spans", &spans)? {
-            let level = usize::try_from(level)
-                .map_err(|_| PyValueError::new_err(format!("spans: level {level} is negative")))?;
-            self.inner.push(level, end_char - start_char);
-        }
-        Ok(())
     }
 
     /// One more than the highest level holding a chunk (0: no chunk).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from spanchunk import (
@@ -14,10 +14,12 @@ from spanchunk import (
     RecursiveChunker,
 )
 from spanchunk._spans import all_built_in
+from spanchunk.errors import _encoding_error
 
 __all__ = [
     "PageNumbers",
     "cut_in_core",
+    "cut_registered",
     "hierarchical_chunker",
     "missing_extra",
     "recursive_chunker",
@@ -41,6 +43,26 @@ def same_model(built: Any, filled: Any) -> bool:
         and built == filled
         and not type(built).__pydantic_post_init__
     )
+
+
+def cut_registered(chunker: Chunker, cut: Callable[..., tuple[Any, list[Any]]], *args: Any) -> Any:
+    """``cut(*args, keep_children)``, a core call that cuts and makes a framework's objects
+    (``_core.langchain_cut``, ``_core.haystack_cut``), with the ``Chunk`` objects it returns
+    for the chunker's registry sent there as ``chunk_tree`` sends them: the levels above the
+    leaves, and the leaves too for a registry that keeps children.
+
+    Raises:
+        ValueError: a text holds a lone surrogate.
+    """
+    registry = chunker._registry
+    keep_children = registry is not None and getattr(registry, "keeps_children", False)
+    try:
+        made, stored = cut(*args, keep_children)
+    except UnicodeEncodeError as error:
+        raise _encoding_error(error) from None
+    if stored:
+        chunker._register(stored)
+    return made
 
 
 def cut_in_core(chunker: Chunker, method: str) -> bool:

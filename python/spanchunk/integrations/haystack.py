@@ -54,11 +54,11 @@ from typing import Any
 from spanchunk import Chunk, HierarchicalChunker, _core
 from spanchunk import Document as SpanDocument
 from spanchunk.document import _check_id
-from spanchunk.errors import _encoding_error
 from spanchunk.integrations._common import (
     PageNumbers,
     Unit,
     cut_in_core,
+    cut_registered,
     hierarchical_chunker,
     missing_extra,
 )
@@ -298,21 +298,15 @@ class SpanchunkDocumentSplitter:
             root_id = _check_id(document.id)
             top_parent = root_id if include_root else None
             columns.append((text, root_id, document.meta, top_parent, PageNumbers(text).breaks))
-        registry = chunker._registry
-        keep_children = registry is not None and getattr(registry, "keeps_children", False)
-        try:
-            trees, stored = _core.haystack_cut(
-                _SHAPE,
-                chunker._levels(),
-                chunker.fingerprint(),
-                columns,
-                self.block_sizes,
-                keep_children,
-            )
-        except UnicodeEncodeError as error:
-            raise _encoding_error(error) from None
-        if stored:
-            chunker._register(stored)
+        trees = cut_registered(
+            chunker,
+            _core.haystack_cut,
+            _SHAPE,
+            chunker._levels(),
+            chunker.fingerprint(),
+            columns,
+            self.block_sizes,
+        )
         out: list[Document] = []
         for document, (tree, top_ids) in zip(documents, trees, strict=True):
             if include_root:

@@ -53,10 +53,10 @@ from spanchunk import Chunk, Chunker, HierarchicalChunker, _core
 from spanchunk import Document as SpanDocument
 from spanchunk.base import _columns
 from spanchunk.document import _check_id, _text_type_error
-from spanchunk.errors import _encoding_error
 from spanchunk.integrations._common import (
     Unit,
     cut_in_core,
+    cut_registered,
     missing_extra,
     recursive_chunker,
     same_model,
@@ -224,25 +224,18 @@ def _cut(
 ) -> list[Document]:
     """The documents of texts cut and written in one core call (see ``cut_in_core``); the
     chunks above the leaves go to the chunker's registry, as ``chunk_tree`` sends them."""
-    registry = chunker._registry
-    keep_children = registry is not None and getattr(registry, "keeps_children", False)
-    try:
-        documents, stored = _core.langchain_cut(
-            _SHAPE,
-            chunker._levels(),
-            chunker.fingerprint(),
-            texts,
-            ids,
-            metadatas,
-            writings,
-            leaves_only,
-            keep_children,
-        )
-    except UnicodeEncodeError as error:
-        raise _encoding_error(error) from None
-    if stored:
-        chunker._register(stored)
-    return documents
+    return cut_registered(
+        chunker,
+        _core.langchain_cut,
+        _SHAPE,
+        chunker._levels(),
+        chunker.fingerprint(),
+        texts,
+        ids,
+        metadatas,
+        writings,
+        leaves_only,
+    )
 
 
 def _documents_of(groups: Sequence[_Group]) -> list[Document]:
