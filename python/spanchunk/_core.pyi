@@ -178,6 +178,18 @@ class StoreWriter:
     def finish(self, sql: str) -> None: ...
     def close(self) -> None: ...
 
+@final
+class FileWalk:
+    def __init__(
+        self,
+        paths: Sequence[str],
+        file_class: Callable[[str, int, int, int, int], Any],
+        excludes: Callable[[str], bool] | None = None,
+        picks: Callable[[str], bool] | None = None,
+    ) -> None: ...
+    def __iter__(self) -> FileWalk: ...
+    def __next__(self) -> list[Any]: ...
+
 def chunk_documents(
     levels: Sequence[Splitter],
     texts: Sequence[str],

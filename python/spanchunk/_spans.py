@@ -68,6 +68,11 @@ text releases the GIL.
   ``"columns"``: Arrow-ready buffers), GIL released. Returns that, each file's failure
   (None: written; else its kind and message) and the ``ChunkSizes`` of the chunks.
   ``write_documents(levels, datas, sources, ...)`` is the same for bytes in memory.
+- ``FileWalk(paths, file_class, excludes=None, picks=None)``: the command line's listing of
+  its PATHs (``spanchunk.cli._files.iter_files`` says what it finds and skips); iterates over
+  lists of ``file_class(path, size, mtime_ns, ctime_ns, inode)`` and ``(path, kind,
+  message)`` skips, in order. ``excludes`` and ``picks`` (callables of a relative path) are
+  asked of folders and files when given; without them it runs with the GIL released.
 """
 
 from __future__ import annotations

@@ -12,10 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from spanchunk import _core
@@ -26,13 +23,51 @@ ENCODINGS = ("o200k_base", "cl100k_base", "p50k_base", "r50k_base")
 UNITS = ("char", "byte", "token", "word", "sentence", "passage", "page")
 
 
-@dataclass(frozen=True)
-class LoadedTokenizer:
+class _Record:
+    """A small immutable record compared and hashed by its fields (``_FIELDS``).
+
+    Written by hand, not as a frozen dataclass: ``dataclasses`` (with ``inspect``) and the
+    two classes cost 15-20 ms of every run's startup, and nothing else on the command
+    line's path needs them.
+    """
+
+    __slots__ = ()
+    _FIELDS: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), self._values())
+
+
+class LoadedTokenizer(_Record):
     """A HuggingFace tokenizer's JSON text, where it came from, and its content hash."""
 
-    json: str = field(repr=False)
+    __slots__ = ("digest", "json", "source")
+    _FIELDS = ("json", "source", "digest")
+    json: str
     source: str
     digest: str
+
+    def __init__(self, json: str, source: str, digest: str) -> None:
+        object.__setattr__(self, "json", json)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "digest", digest)
+
+    def __repr__(self) -> str:  # not the JSON: it can be megabytes
+        return f"LoadedTokenizer(source={self.source!r}, digest={self.digest!r})"
 
     @classmethod
     def load(cls, tokenizer: object) -> LoadedTokenizer:
@@ -40,6 +75,8 @@ class LoadedTokenizer:
         if isinstance(tokenizer, LoadedTokenizer):
             return tokenizer
         if isinstance(tokenizer, (str, os.PathLike)):
+            from pathlib import Path  # noqa: PLC0415
+
             path = Path(tokenizer)
             if not path.is_file():
                 raise ValueError(
@@ -90,14 +127,33 @@ def _digest(text: str) -> str:
 _IGNORED = ("truncation", "padding")
 
 
-@dataclass(frozen=True)
-class Sizing:
+class Sizing(_Record):
     """The unit of one chunker, validated; ``core`` gives the core Splitter's arguments."""
 
+    __slots__ = ("encoding", "length_function", "tokenizer", "unit")
+    _FIELDS = ("unit", "encoding", "tokenizer", "length_function")
     unit: str
-    encoding: str | None = None
-    tokenizer: LoadedTokenizer | None = None
-    length_function: Callable[[str], int] | None = None
+    encoding: str | None
+    tokenizer: LoadedTokenizer | None
+    length_function: Callable[[str], int] | None
+
+    def __init__(
+        self,
+        unit: str,
+        encoding: str | None = None,
+        tokenizer: LoadedTokenizer | None = None,
+        length_function: Callable[[str], int] | None = None,
+    ) -> None:
+        object.__setattr__(self, "unit", unit)
+        object.__setattr__(self, "encoding", encoding)
+        object.__setattr__(self, "tokenizer", tokenizer)
+        object.__setattr__(self, "length_function", length_function)
+
+    def __repr__(self) -> str:
+        return (
+            f"Sizing(unit={self.unit!r}, encoding={self.encoding!r}, "
+            f"tokenizer={self.tokenizer!r}, length_function={self.length_function!r})"
+        )
 
     def core(self) -> dict[str, Any]:
         """Keyword arguments of ``_core.Splitter`` for this unit."""
@@ -119,8 +175,10 @@ class Sizing:
             extra["length_function"] = _qualified_name(self.length_function)
         return extra
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __reduce__(self) -> tuple[Any, ...]:
         if self.length_function is not None:
+            import pickle  # noqa: PLC0415
+
             try:
                 pickle.dumps(self.length_function)
             except Exception as error:
@@ -129,7 +187,7 @@ class Sizing:
                     f"pickled ({error}): define it at module level (not a lambda or a local "
                     "function) to pickle this chunker"
                 ) from None
-        return self.__dict__.copy()
+        return super().__reduce__()
 
 
 # multiprocessing loads a parent's main module in a spawn (or forkserver) worker as

@@ -28,8 +28,7 @@ from __future__ import annotations
 import warnings
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
 from spanchunk import _core
 from spanchunk._settings import Setting, fingerprint_of, type_name, workers_setting
@@ -39,7 +38,6 @@ from spanchunk.chunk import Chunk
 from spanchunk.document import Document, _as_document, _text_type_error
 from spanchunk.errors import ChunkingError, SkippedDocumentWarning, _encoding_error
 from spanchunk.registry import ParentRegistry
-from spanchunk.retrieval import attach_parent_content
 from spanchunk.store import ParentStore
 
 if TYPE_CHECKING:
@@ -101,8 +99,7 @@ def _checked_document(position: int, item: object) -> Document:
     raise _text_type_error(item, f"documents[{position}]", "a str or a spanchunk.Document")
 
 
-@dataclass(frozen=True)
-class _Checked:
+class _Checked(NamedTuple):
     """Documents ``chunk_many`` has checked, with their positions in its input. With
     ``skip``, a document a custom level fails on is reported by position and skipped."""
 
@@ -534,6 +531,9 @@ class Chunker:
             chunks = document_chunks
             if parent_content and first_leaf:
                 parents = chunks[:first_leaf]
+                # Imported here: the retrieval side is not needed to cut (nor its startup).
+                from spanchunk.retrieval import attach_parent_content  # noqa: PLC0415
+
                 chunks = parents + attach_parent_content(chunks[first_leaf:], parents)
             if registry is not None:
                 stored += chunks if keeps_children else chunks[:first_leaf]

@@ -40,9 +40,8 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
 from types import MappingProxyType, TracebackType
-from typing import Any, Protocol, overload, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, overload, runtime_checkable
 
 from spanchunk._parents import expand_hits, parent_from_content
 from spanchunk._store_schema import (
@@ -57,6 +56,9 @@ from spanchunk._store_schema import (
 )
 from spanchunk.chunk import Chunk
 from spanchunk.document import FrozenDict
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["ParentStore", "SqliteRegistry"]
 
@@ -388,7 +390,8 @@ class SqliteRegistry:
             raise ValueError(
                 f"timeout must be a number of seconds >= 0, got {timeout!r}: e.g. timeout=30"
             )
-        self._path = Path(path)
+        # A str, not a Path: pathlib is 8 ms of the command line's startup (``path`` makes one).
+        self._path: str = os.fspath(path)
         self._children = bool(children)
         self._timeout = float(timeout)
         self._create = bool(create)
@@ -404,21 +407,22 @@ class SqliteRegistry:
 
     def _connect(self) -> sqlite3.Connection:
         path = self._path
-        if path.is_dir():
+        if os.path.isdir(path):
             raise IsADirectoryError(
                 f"{path} is a folder, not a spanchunk store: pass the path of a file, e.g. "
-                f"{path / 'parents.sqlite'}"
+                f"{os.path.join(path, 'parents.sqlite')}"
             )
-        exists = path.exists()
+        exists = os.path.exists(path)
         if not exists:
             if not self._create:
                 raise FileNotFoundError(
                     f"no spanchunk store at {path}: check the path, or pass create=True to make "
                     "a new one"
                 )
-            if not path.parent.is_dir():
+            folder = os.path.dirname(path) or os.curdir
+            if not os.path.isdir(folder):
                 raise FileNotFoundError(
-                    f"cannot create a spanchunk store at {path}: the folder {path.parent} does "
+                    f"cannot create a spanchunk store at {path}: the folder {folder} does "
                     "not exist; create it first"
                 )
         elif not os.access(path, os.R_OK | os.W_OK):
@@ -654,7 +658,9 @@ class SqliteRegistry:
     @property
     def path(self) -> Path:
         """The store's file."""
-        return self._path
+        from pathlib import Path  # noqa: PLC0415
+
+        return Path(self._path)
 
     @property
     def keeps_children(self) -> bool:

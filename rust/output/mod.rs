@@ -20,6 +20,7 @@ pub mod columns;
 pub mod files;
 pub mod jsonl;
 pub mod sizes;
+pub mod walk;
 
 use std::sync::Mutex;
 

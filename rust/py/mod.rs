@@ -40,6 +40,7 @@ mod sizer;
 mod spans;
 mod splitter;
 mod tree;
+mod walk;
 
 impl From<ChunkError> for PyErr {
     fn from(error: ChunkError) -> Self {
@@ -116,5 +117,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(panic_for_tests, module)?)?;
     output::register(module)?;
     rows::register(module)?;
+    walk::register(module)?;
     Ok(())
 }

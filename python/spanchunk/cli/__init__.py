@@ -378,20 +378,12 @@ def run_chunk(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         reporter.advance(len(batch), sum(file.size for file in batch))
 
     try:
-        listing = iter_files(
-            args.paths, Globs(tuple(args.include), tuple(args.exclude)), reporter.skip
-        )
-        files: list[File] = []
-        if reporter.draws_bar():
-            # The bar needs the totals first; elsewhere, files are cut as they are found.
-            files = list(listing)
-            reporter.start(len(files), sum(file.size for file in files))
-            listing = iter(files)
-        workers = args.workers or default_workers()
-        run_batches(_kept(listing, files), job, workers, args.pool, consume)
+        listed: set[str] = set()
+        to_cut = _to_cut(args, reporter, job if isinstance(writer, SqliteWriter) else None, listed)
+        run_batches(to_cut, job, args.workers or default_workers(), args.pool, consume)
         reporter.close()
         if isinstance(writer, SqliteWriter):
-            _gone(writer, args, files, totals)
+            _gone(writer, args, listed, totals)
         if totals.documents == 0 and not totals.pruned:
             raise _NothingChunked(
                 "no file could be chunked" if totals.skipped else "no files found"
@@ -410,14 +402,41 @@ def run_chunk(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return EXIT_OK
 
 
-def _kept(listing: Iterator[File], files: list[File]) -> Iterator[File]:
-    """The files of ``listing``, each also added to ``files`` (unless it holds them all)."""
-    if files:
-        yield from listing
-        return
+def _to_cut(
+    args: argparse.Namespace, reporter: Reporter, store_job: BatchJob | None, listed: set[str]
+) -> Iterator[File]:
+    """The files of the run to hand to the workers, as they are found (all of them first when
+    a progress bar needs the totals); into a store, without those it settles unread."""
+    listing = iter_files(args.paths, Globs(tuple(args.include), tuple(args.exclude)), reporter.skip)
+    if reporter.draws_bar():
+        files = list(listing)
+        reporter.start(len(files), sum(file.size for file in files))
+        listing = iter(files)
+    if store_job is None:
+        return listing
+    return _not_settled(listing, store_job, listed, reporter.totals, reporter)
+
+
+def _not_settled(
+    listing: Iterator[File], job: BatchJob, listed: set[str], totals: Totals, reporter: Reporter
+) -> Iterator[File]:
+    """The files of ``listing`` that the store job must look at: those whose state is the
+    one the store recorded are counted unchanged here, in the main thread, and never reach a
+    worker (on an unchanged folder, handing every file to the workers and their results back
+    had been a third of a re-run). Every file's document id goes into ``listed``."""
+    from spanchunk.cli._store import StoreJob, document_id_of  # noqa: PLC0415
+
+    assert isinstance(job, StoreJob)
     for file in listing:
-        files.append(file)
-        yield file
+        document_id = document_id_of(file.path)
+        listed.add(document_id)
+        if job.unchanged(file, document_id):
+            totals.documents += 1
+            totals.unchanged += 1
+            totals.bytes_read += file.size
+            reporter.advance(1, file.size)
+        else:
+            yield file
 
 
 def _open_output(
@@ -446,13 +465,11 @@ def _open_output(
         parser.error(str(error))
 
 
-def _gone(
-    writer: SqliteWriter, args: argparse.Namespace, files: Sequence[File], totals: Totals
-) -> None:
-    """The store's documents whose files are gone: removed with --prune, else counted."""
-    from spanchunk.cli._store import covered_by, document_id_of, gone_documents  # noqa: PLC0415
+def _gone(writer: SqliteWriter, args: argparse.Namespace, listed: set[str], totals: Totals) -> None:
+    """The store's documents whose files are gone (``listed``: the document ids of the files
+    this run found): removed with --prune, else counted."""
+    from spanchunk.cli._store import covered_by, gone_documents  # noqa: PLC0415
 
-    listed = {document_id_of(file.path) for file in files}
     covers = covered_by(args.paths, Globs(tuple(args.include), tuple(args.exclude)))
     gone = gone_documents(writer.stored_documents(), listed, covers)
     if args.prune:

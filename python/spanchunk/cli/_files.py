@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 # How skipped files are counted in the summary, and which are reported one by one.
 MISSING = "missing"
@@ -24,11 +23,15 @@ ReportSkip = Callable[[str, str, str], None]
 """Called with (path, reason kind, message) for each path that is skipped."""
 
 
-@dataclass(frozen=True)
-class File:
+class File(NamedTuple):
     """A file to chunk, its name as written in the output, and its size, modification and
     status change times (ns) and inode when it was listed (what a store's stat cache
-    compares)."""
+    compares).
+
+    The command line's records are named tuples, not dataclasses: a dataclass costs about a
+    millisecond to create (its methods are compiled from source), and with ``dataclasses``
+    imported they had been a sixth of a re-run's startup.
+    """
 
     path: str
     size: int
@@ -89,8 +92,7 @@ def glob_matches(glob: str, relative: str) -> bool:
     return _glob_pattern(glob).match(relative) is not None
 
 
-@dataclass(frozen=True)
-class Globs:
+class Globs(NamedTuple):
     """The ``--include`` and ``--exclude`` globs of a run."""
 
     include: Sequence[str] = ()
@@ -107,14 +109,6 @@ class Globs:
         return not self.include or any(glob_matches(glob, relative) for glob in self.include)
 
 
-def _is_hidden(name: str) -> bool:
-    return name.startswith(".")
-
-
-def _reason(error: OSError) -> str:
-    return error.strerror or str(error)
-
-
 def collect_files(paths: Iterable[str], globs: Globs, report_skip: ReportSkip) -> list[File]:
     """The files to chunk, in order, as a list (see :func:`iter_files`)."""
     return list(iter_files(paths, globs, report_skip))
@@ -129,76 +123,24 @@ def iter_files(paths: Iterable[str], globs: Globs, report_skip: ReportSkip) -> I
     given explicitly but not a regular file, a folder that cannot be read, and a broken link
     inside a folder are reported. A file reached twice is chunked once.
 
-    Files come as the folders are read, so the run cuts the first ones while the walk goes
-    on (listing 4,660 files first had been a tenth of a 100 MB run, before any cutting).
+    The core walks (``_core.FileWalk``: a re-run into an unchanged store reads no file, and
+    listing in Python, 10 us a file, had been a third of it); the globs are asked from
+    there, only when given. Files come as the folders are read, so the run cuts the first
+    ones while the walk goes on (listing 4,660 files first had been a tenth of a 100 MB run,
+    before any cutting). The kinds of the skips are the core's words (``MISSING``,
+    ``NOT_REGULAR``, ``UNREADABLE``).
     """
-    # Files by device and inode (os.path.realpath per file cost a fifth of a small run).
-    seen: set[tuple[int, int]] = set()
+    from spanchunk import _core  # noqa: PLC0415
 
-    def new(info: os.stat_result) -> bool:
-        key = (info.st_dev, info.st_ino)
-        if key in seen:
-            return False
-        seen.add(key)
-        return True
-
-    for path in paths:
-        try:
-            info = os.stat(path)
-        except OSError as error:
-            kind = MISSING if isinstance(error, FileNotFoundError) else UNREADABLE
-            if os.path.islink(path):
-                report_skip(path, MISSING, "broken symbolic link")
+    walk = _core.FileWalk(
+        list(paths),
+        File,
+        globs.excludes if globs.exclude else None,
+        globs.picks if (globs.include or globs.exclude) else None,
+    )
+    for events in walk:
+        for event in events:
+            if type(event) is File:
+                yield event
             else:
-                report_skip(path, kind, _reason(error))
-            continue
-        if stat.S_ISDIR(info.st_mode):
-            for file, file_info in _walk_folder(path, (), globs, report_skip):
-                if new(file_info):
-                    yield file
-        elif stat.S_ISREG(info.st_mode):
-            if new(info):
-                yield File.of(path, info)
-        else:
-            report_skip(path, NOT_REGULAR, "not a regular file")
-
-
-def _walk_folder(
-    folder: str, parts: tuple[str, ...], globs: Globs, report_skip: ReportSkip
-) -> Iterator[tuple[File, os.stat_result]]:
-    """The regular files under ``folder`` (``parts``: its path relative to the PATH), in the
-    order of their relative paths, name by name: a folder's entries sorted by name, each
-    folder entered where its name comes (the order of sorting every relative path)."""
-    try:
-        with os.scandir(folder) as listing:
-            entries = sorted(listing, key=lambda entry: entry.name)
-    except OSError as error:
-        report_skip(str(error.filename or folder), UNREADABLE, _reason(error))
-        return
-    for entry in entries:
-        name = entry.name
-        if _is_hidden(name):
-            continue
-        relative = (*parts, name)
-        try:
-            # A link to a folder is not followed, as os.walk does not.
-            is_folder = entry.is_dir(follow_symlinks=False)
-        except OSError:
-            is_folder = False
-        if is_folder:
-            if globs.exclude and globs.excludes("/".join(relative)):
-                continue
-            yield from _walk_folder(entry.path, relative, globs, report_skip)
-            continue
-        if (globs.include or globs.exclude) and not globs.picks("/".join(relative)):
-            continue
-        try:
-            info = os.stat(entry.path)
-        except OSError as error:  # a dangling link, or a file removed meanwhile
-            if entry.is_symlink() and isinstance(error, FileNotFoundError):
-                report_skip(entry.path, MISSING, "broken symbolic link")
-            else:
-                report_skip(entry.path, UNREADABLE, _reason(error))
-            continue
-        if stat.S_ISREG(info.st_mode):
-            yield File.of(entry.path, info), info
+                report_skip(*event)

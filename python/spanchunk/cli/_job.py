@@ -16,16 +16,17 @@ Performance notes (measured by ``benches/cli.py``; figures in ``benches/results/
 
 from __future__ import annotations
 
-import multiprocessing
+import itertools
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from spanchunk import _core
 from spanchunk.chunkers import HierarchicalChunker
 from spanchunk.cli._files import File
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
 
 BATCH_BYTES = 1 << 20
 BATCH_FILES = 256
@@ -42,8 +43,7 @@ NOT_CHUNKED = "chunking failed"
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
 
-@dataclass(frozen=True)
-class Chunkers:
+class Chunkers(NamedTuple):
     """The chunker of each file: Markdown parents for Markdown files, plain ones otherwise."""
 
     text: HierarchicalChunker
@@ -57,8 +57,7 @@ class Chunkers:
         )
 
 
-@dataclass
-class Part:
+class Part(NamedTuple):
     """What the core wrote for a run of consecutive files cut by one chunker."""
 
     written: Any
@@ -66,7 +65,6 @@ class Part:
     document_ids: list[str]
 
 
-@dataclass
 class BatchResult:
     """A batch's output and what happened to each of its files.
 
@@ -76,14 +74,26 @@ class BatchResult:
     and hashed, not cut).
     """
 
-    parts: list[Part] = field(default_factory=list)
-    skips: list[tuple[str, str, str]] = field(default_factory=list)
-    documents: int = 0
-    bytes_read: int = 0
-    sizes: _core.ChunkSizes = field(default_factory=_core.ChunkSizes)
-    added: int = 0
-    replaced: int = 0
-    unchanged: int = 0
+    __slots__ = (
+        "added",
+        "bytes_read",
+        "documents",
+        "parts",
+        "replaced",
+        "sizes",
+        "skips",
+        "unchanged",
+    )
+
+    def __init__(self) -> None:
+        self.parts: list[Part] = []
+        self.skips: list[tuple[str, str, str]] = []
+        self.documents = 0
+        self.bytes_read = 0
+        self.sizes = _core.ChunkSizes()
+        self.added = 0
+        self.replaced = 0
+        self.unchanged = 0
 
 
 class BatchJob(Protocol):
@@ -143,8 +153,7 @@ def process_batch(chunkers: Chunkers, core_format: str, batch: Sequence[File]) -
     return result
 
 
-@dataclass(frozen=True)
-class CoreJob:
+class CoreJob(NamedTuple):
     """The JSON Lines and Parquet job: the core cuts and writes each run of files."""
 
     chunkers: Chunkers
@@ -177,26 +186,21 @@ def run_batches(
     consume: Callable[[Sequence[File], BatchResult], None],
 ) -> None:
     """Every batch through ``job`` on ``workers`` workers of ``pool`` ("thread" or
-    "process"), handed to ``consume`` in input order."""
+    "process"), handed to ``consume`` in input order. The pool starts with the first batch:
+    a run with nothing to cut (an unchanged store) does not import ``concurrent.futures``
+    (with ``logging``, 10-15 ms of its startup)."""
     if workers == 1:
         for batch in batches(files):
             consume(batch, job(batch))
         return
-    executor: Executor
-    if pool == "process":
-        # spawn, not fork: forking a process that already runs threads can deadlock (and
-        # Python 3.12 warns about it).
-        executor = ProcessPoolExecutor(
-            workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_process,
-            initargs=(job,),
-        )
-    else:
-        executor = ThreadPoolExecutor(workers, thread_name_prefix="spanchunk")
+    listed = batches(files)
+    first = next(listed, None)
+    if first is None:
+        return
+    executor = _start_pool(job, workers, pool)
     pending: deque[tuple[list[File], Future[BatchResult]]] = deque()
     try:
-        for batch in batches(files):
+        for batch in itertools.chain((first,), listed):
             if pool == "process":
                 future = executor.submit(_process_batch_in_process, batch)
             else:
@@ -212,3 +216,20 @@ def run_batches(
         for _, future in pending:
             future.cancel()
         executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_pool(job: BatchJob, workers: int, pool: str) -> Executor:
+    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor  # noqa: PLC0415
+
+    if pool != "process":
+        return ThreadPoolExecutor(workers, thread_name_prefix="spanchunk")
+    import multiprocessing  # noqa: PLC0415
+
+    # spawn, not fork: forking a process that already runs threads can deadlock (and Python
+    # 3.12 warns about it).
+    return ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_start_process,
+        initargs=(job,),
+    )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from spanchunk import _core
@@ -28,25 +27,25 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-@dataclass
 class Totals:
-    """What a run did, for the summary."""
+    """What a run did, for the summary (``store``: into a SQLite store)."""
 
-    documents: int = 0
-    parents: int = 0
-    children: int = 0
-    bytes_read: int = 0
-    skipped: Counter[str] = field(default_factory=Counter)
-    #: The char length of every chunk, by level (ordered in the core for the percentiles).
-    sizes: _core.ChunkSizes = field(default_factory=_core.ChunkSizes)
-    #: Into a SQLite store: what became of each document.
-    store: bool = False
-    added: int = 0
-    replaced: int = 0
-    unchanged: int = 0
-    pruned: int = 0
-    #: Documents whose files are gone, kept because the run had no --prune.
-    gone: int = 0
+    def __init__(self, *, store: bool = False) -> None:
+        self.documents = 0
+        self.parents = 0
+        self.children = 0
+        self.bytes_read = 0
+        self.skipped: Counter[str] = Counter()
+        #: The char length of every chunk, by level (ordered in the core for the percentiles).
+        self.sizes = _core.ChunkSizes()
+        #: Into a SQLite store: what became of each document.
+        self.store = store
+        self.added = 0
+        self.replaced = 0
+        self.unchanged = 0
+        self.pruned = 0
+        #: Documents whose files are gone, kept because the run had no --prune.
+        self.gone = 0
 
     def add_batch(self, result: BatchResult) -> None:
         """Count what one batch did (its skipped files are counted as they are reported)."""

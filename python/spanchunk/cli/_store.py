@@ -48,7 +48,6 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from spanchunk import _core
@@ -135,20 +134,21 @@ class Pending(NamedTuple):
     state: FileState | None
 
 
-@dataclass
 class StoreBatch:
     """What the store job makes of a batch: the documents cut (runs of one chunker, in input
     order, kept in the core), and the unchanged documents whose file states are recorded
     anew ((size, mtime_ns, ctime_ns, inode, document id): the order of the UPDATE)."""
 
-    cut: list[_core.StoreBatch] = field(default_factory=list)
-    refreshed: list[tuple[int, int, int, int, str]] = field(default_factory=list)
+    __slots__ = ("cut", "refreshed")
+
+    def __init__(self) -> None:
+        self.cut: list[_core.StoreBatch] = []
+        self.refreshed: list[tuple[int, int, int, int, str]] = []
 
     def __bool__(self) -> bool:
         return bool(self.cut or self.refreshed)
 
 
-@dataclass(frozen=True)
 class StoreJob:
     """The ``.sqlite`` job on one batch: skip the files whose state is the one recorded,
     read and hash the others, and cut those whose hash is not the one the store holds.
@@ -157,15 +157,26 @@ class StoreJob:
     and one core call per run of files of one chunker cuts and makes the rows.
     """
 
-    chunkers: Chunkers
-    #: The content hash recorded for each document of the store (empty for a new one).
-    stored: Mapping[str, str | None]
-    #: (document id, size, mtime_ns, ctime_ns, inode) of each document whose file's state
-    #: is recorded: a listed file found here is unchanged without being read.
-    fresh: frozenset[tuple[str, int, int, int, int]] = frozenset()
-    #: A file changed at or after this time (ns since the epoch) has its state left
-    #: unrecorded: the next run reads it again.
-    trusted_before_ns: int = field(default_factory=lambda: time.time_ns() - RACY_SECONDS * 10**9)
+    def __init__(
+        self,
+        chunkers: Chunkers,
+        stored: Mapping[str, str | None],
+        fresh: frozenset[tuple[str, int, int, int, int]] = frozenset(),
+    ) -> None:
+        self.chunkers = chunkers
+        #: The content hash recorded for each document of the store (empty for a new one).
+        self.stored = stored
+        #: (document id, size, mtime_ns, ctime_ns, inode) of each document whose file's
+        #: state is recorded: a listed file found here is unchanged without being read.
+        self.fresh = fresh
+        #: A file changed at or after this time (ns since the epoch) has its state left
+        #: unrecorded: the next run reads it again.
+        self.trusted_before_ns = time.time_ns() - RACY_SECONDS * 10**9
+
+    def unchanged(self, file: File, document_id: str) -> bool:
+        """Whether a listed file is unchanged by its state alone: the state the store
+        recorded, so its file need not be read."""
+        return (document_id, file.size, file.mtime_ns, file.ctime_ns, file.inode) in self.fresh
 
     def file_state(self, info: os.stat_result) -> FileState | None:
         """What to record of a file read with this state (None: too recent to trust)."""
@@ -179,10 +190,9 @@ class StoreJob:
         written = StoreBatch()
         run: list[Pending] = []
         run_markdown = False
-        fresh = self.fresh
         for file in batch:
             document_id = document_id_of(file.path)
-            if (document_id, file.size, file.mtime_ns, file.ctime_ns, file.inode) in fresh:
+            if self.unchanged(file, document_id):  # the run settles these before batching
                 result.unchanged += 1
                 result.documents += 1
                 result.bytes_read += file.size
