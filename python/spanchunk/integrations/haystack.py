@@ -267,16 +267,14 @@ class SpanchunkDocumentSplitter:
         """
         chunker = self._chunker
         if _FAST and self.split_overlap == 0 and cut_in_core(chunker, "chunk_tree"):
-            out = self._cut(documents)
+            out, leaves, parents = self._cut(documents)
         else:
             out = []
             for document in documents:
                 out.extend(self._tree(document))
-        return {
-            "documents": out,
-            "leaf_documents": [doc for doc in out if not doc.meta["__children_ids"]],
-            "parent_documents": [doc for doc in out if doc.meta["__children_ids"]],
-        }
+            leaves = [doc for doc in out if not doc.meta["__children_ids"]]
+            parents = [doc for doc in out if doc.meta["__children_ids"]]
+        return {"documents": out, "leaf_documents": leaves, "parent_documents": parents}
 
     @component.output_types(
         documents=list[Document],
@@ -287,9 +285,12 @@ class SpanchunkDocumentSplitter:
         """``run`` in a worker thread (the core releases the GIL while it cuts)."""
         return await asyncio.to_thread(self.run, documents)
 
-    def _cut(self, documents: list[Document]) -> list[Document]:
+    def _cut(
+        self, documents: list[Document]
+    ) -> tuple[list[Document], list[Document], list[Document]]:
         """Every tree cut and written in one core call; only the chunks the registry gets
-        are made as ``Chunk`` objects (see ``cut_in_core``)."""
+        are made as ``Chunk`` objects (see ``cut_in_core``). Returns the documents, and
+        again the leaves and the parents among them, in order."""
         chunker = self._chunker
         include_root = self.include_root
         columns = []
@@ -308,11 +309,19 @@ class SpanchunkDocumentSplitter:
             self.block_sizes,
         )
         out: list[Document] = []
-        for document, (tree, top_ids) in zip(documents, trees, strict=True):
+        leaves: list[Document] = []
+        parents: list[Document] = []
+        for document, (tree, top_ids, tree_leaves, tree_parents) in zip(
+            documents, trees, strict=True
+        ):
             if include_root:
-                out.append(_root(document, top_ids))
+                root = _root(document, top_ids)
+                out.append(root)
+                (parents if top_ids else leaves).append(root)
             out.extend(tree)
-        return out
+            leaves.extend(tree_leaves)
+            parents.extend(tree_parents)
+        return out, leaves, parents
 
     def _tree(self, document: Document) -> list[Document]:
         text = _text_of(document)
@@ -368,13 +377,23 @@ def _text_of(document: Document) -> str:
     return text
 
 
+#: Values that ``copy.deepcopy`` returns as they are.
+_ATOMIC = frozenset({str, int, float, bool, type(None), bytes})
+
+
 def _root(document: Document, top_ids: list[str]) -> Document:
     """The caller's document with the root's tree fields, as Haystack builds it.
 
     That is ``replace(document, meta=...)``, the document's own fields filled directly when
     the layout allows (``replace`` runs the whole constructor again).
     """
-    root_meta = copy.deepcopy(document.meta)
+    meta = document.meta
+    # A deep copy, as Haystack's own splitter makes; for a meta of plain values (the usual
+    # case) a dict copy is the same and 10-20x cheaper (deepcopy had been a tenth of a run).
+    if all(type(value) in _ATOMIC for value in meta.values()):
+        root_meta = dict(meta)
+    else:
+        root_meta = copy.deepcopy(meta)
     root_meta.update(
         {"__block_size": 0, "__parent_id": None, "__children_ids": top_ids, "__level": 0}
     )
