@@ -98,7 +98,7 @@ pub(super) fn for_each_piece(
         let bytes = text.as_bytes();
         let mut at = 0;
         while at < bytes.len() {
-            let (start, end) = match pretoken::piece_end(split, bytes, at) {
+            let (start, end) = match pretoken::piece_end(split, text, at) {
                 Some(end) => (at, end),
                 None => match regex.find_from_pos(text, at).ok()? {
                     Some(found) => (found.start(), found.end()),
