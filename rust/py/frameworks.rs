@@ -638,15 +638,12 @@ fn haystack_write<'py>(
             metadata.set_item(parent_id_key, writing.top_parent)?;
             top_ids.append(&view.id)?;
         }
-        let leaf = match &view.child_ids {
-            Some(children) => {
-                metadata.set_item(children_ids, children)?;
-                children.is_empty()
-            }
-            None => {
-                metadata.set_item(children_ids, PyList::empty(py))?;
-                true
-            }
+        let leaf = if let Some(children) = &view.child_ids {
+            metadata.set_item(children_ids, children)?;
+            children.is_empty()
+        } else {
+            metadata.set_item(children_ids, PyList::empty(py))?;
+            true
         };
         metadata.set_item(source_id_key, writing.source_id)?;
         let page = 1 + writing
