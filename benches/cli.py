@@ -99,12 +99,15 @@ def timed(command: list[str], repeat: int, *, fresh: bool = True) -> tuple[float
 
     With ``fresh``, the output of the run before is removed first, untimed: replacing a
     250 MB file made the rename pay for freeing the old one's blocks, which a first run
-    never does (and a store left in place would make the next run incremental).
+    never does (and a store left in place would make the next run incremental). Every run
+    starts after an untimed ``sync``: the kernel writing the last run's 300 MB back to the
+    disk took CPU from the next run (the later of two identical runs was up to 40% slower).
     """
     best = (float("inf"), 0.0)
     for _ in range(repeat):
         for output in command[command.index("-o") + 1 :] if "-o" in command and fresh else ():
             Path(output).unlink(missing_ok=True)
+        os.sync()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

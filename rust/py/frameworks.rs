@@ -336,14 +336,15 @@ impl<'py> RowView<'py> {
 
 /// The rows of one document just cut, as views, in row order (levels top first); the rows
 /// the registry gets (those above the leaves, or every row with `keep_children`) also become
-/// `Chunk` objects, appended to `stored`, as `chunk_documents` would make them.
+/// `Chunk` objects, appended to `stored`, as `chunk_documents` would make them; with no
+/// `stored`, none are made (no registry).
 fn cut_views<'py>(
     text: &Bound<'py, PyString>,
     document: CutDocument<'py>,
     metadata: Option<&Bound<'py, PyAny>>,
     fingerprint: &Arc<str>,
     keep_children: bool,
-    stored: &Bound<'py, PyList>,
+    stored: Option<&Bound<'py, PyList>>,
 ) -> PyResult<Vec<RowView<'py>>> {
     let py = text.py();
     let CutDocument {
@@ -379,7 +380,7 @@ fn cut_views<'py>(
         } else {
             Some(PyList::new(py, children.iter().map(|&child| &ids[child]))?)
         };
-        if span.level > 0 || keep_children {
+        if let Some(stored) = stored.filter(|_| span.level > 0 || keep_children) {
             let chunk = PyChunk::of_row(
                 &shared,
                 number,
@@ -558,7 +559,7 @@ pub(super) fn langchain_cut<'py>(
             metadata.as_ref(),
             &fingerprint,
             keep_children,
-            &stored,
+            Some(&stored),
         )?;
         let views = views
             .into_iter()
@@ -728,9 +729,9 @@ type LeavesAndParents<'py> = (Bound<'py, PyList>, Bound<'py, PyList>);
 
 /// `haystack_documents` of many texts cut here (every level, `levels` with the chunker's
 /// `fingerprint`), with no `Chunk` object in between except those the registry gets.
-/// Returns, per document, its documents, its top chunks' ids and its leaf and parent documents
-/// (two lists), and the `Chunk` objects to
-/// register (the rows above the leaves, or every row with `keep_children`), in order.
+/// Returns, per document, its documents, its top chunks' ids and its leaf and parent
+/// documents (two lists), and the `Chunk` objects to register (the rows above the leaves, or
+/// every row with `keep_children`; none with `keep_children=None`), in order.
 #[pyfunction]
 #[pyo3(signature = (shape, levels, fingerprint, documents, block_sizes, keep_children))]
 pub(super) fn haystack_cut<'py>(
@@ -740,7 +741,7 @@ pub(super) fn haystack_cut<'py>(
     fingerprint: &str,
     documents: Vec<HaystackDocument<'py>>,
     block_sizes: Vec<usize>,
-    keep_children: bool,
+    keep_children: Option<bool>,
 ) -> PyResult<(Vec<HaystackTree<'py>>, Bound<'py, PyList>)> {
     let fingerprint: Arc<str> = Arc::from(fingerprint);
     let texts: Vec<Bound<'py, PyString>> =
@@ -763,7 +764,14 @@ pub(super) fn haystack_cut<'py>(
         let out = PyList::empty(py);
         let top_ids = PyList::empty(py);
         let sorted = (PyList::empty(py), PyList::empty(py));
-        let views = cut_views(text, document, None, &fingerprint, keep_children, &stored)?;
+        let views = cut_views(
+            text,
+            document,
+            None,
+            &fingerprint,
+            keep_children.unwrap_or(false),
+            keep_children.map(|_| &stored),
+        )?;
         haystack_write(
             shape.get(),
             views.into_iter().map(Ok),

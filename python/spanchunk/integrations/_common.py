@@ -45,17 +45,26 @@ def same_model(built: Any, filled: Any) -> bool:
     )
 
 
-def cut_registered(chunker: Chunker, cut: Callable[..., tuple[Any, list[Any]]], *args: Any) -> Any:
+def cut_registered(
+    chunker: Chunker,
+    cut: Callable[..., tuple[Any, list[Any]]],
+    *args: Any,
+    register: bool = True,
+) -> Any:
     """``cut(*args, keep_children)``, a core call that cuts and makes a framework's objects
     (``_core.langchain_cut``, ``_core.haystack_cut``), with the ``Chunk`` objects it returns
     for the chunker's registry sent there as ``chunk_tree`` sends them: the levels above the
-    leaves, and the leaves too for a registry that keeps children.
+    leaves, and the leaves too for a registry that keeps children. Without ``register``
+    (a component whose parents go out as framework objects), the core makes none
+    (``keep_children=None``).
 
     Raises:
         ValueError: a text holds a lone surrogate.
     """
     registry = chunker._registry
-    keep_children = registry is not None and getattr(registry, "keeps_children", False)
+    keep_children: bool | None = registry is not None and getattr(registry, "keeps_children", False)
+    if not register:
+        keep_children = None
     try:
         made, stored = cut(*args, keep_children)
     except UnicodeEncodeError as error:

@@ -307,6 +307,9 @@ class SpanchunkDocumentSplitter:
             chunker.fingerprint(),
             columns,
             self.block_sizes,
+            # The parents go out as Haystack documents (for the document store); a registry
+            # of them here would only grow with every run.
+            register=False,
         )
         out: list[Document] = []
         leaves: list[Document] = []
@@ -330,6 +333,7 @@ class SpanchunkDocumentSplitter:
         top_parent = root_id if self.include_root else None
         page_breaks = PageNumbers(text).breaks
         chunks = chunker.chunk_tree(SpanDocument(text, id=root_id))
+        chunker.clear()  # the parents go out as documents: the registry would only grow
         arguments: _Tree = (
             chunks,
             document.meta,
