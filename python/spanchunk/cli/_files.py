@@ -8,7 +8,6 @@ a ``/`` the whole relative path (``docs/**/*.md``); ``*`` and ``?`` stay inside 
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
@@ -38,11 +37,6 @@ class File(NamedTuple):
     mtime_ns: int = 0
     ctime_ns: int = 0
     inode: int = 0
-
-    @classmethod
-    def of(cls, path: str, info: os.stat_result) -> File:
-        """The file at ``path``, with the state ``os.stat`` gave."""
-        return cls(path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 @lru_cache(maxsize=256)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+import copy
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from spanchunk import (
@@ -43,6 +44,22 @@ def same_model(built: Any, filled: Any) -> bool:
         and built == filled
         and not type(built).__pydantic_post_init__
     )
+
+
+#: Metadata values a deep copy returns as they are.
+SCALARS = (str, int, float, bool, type(None))
+
+
+def is_shallow(metadata: Mapping[str, Any]) -> bool:
+    """Whether every value of ``metadata`` is a scalar: a shallow copy is then a deep one."""
+    return all(isinstance(value, SCALARS) for value in metadata.values())
+
+
+def metadata_copier(metadata: Mapping[str, Any]) -> Callable[[Any], Any]:
+    """How to copy a document's metadata as the frameworks do (deeply, so that no copy
+    shares a mutable value): ``dict`` when every value is a scalar (the same, and much
+    cheaper), else ``copy.deepcopy``."""
+    return dict if is_shallow(metadata) else copy.deepcopy
 
 
 def cut_registered(

@@ -45,7 +45,6 @@ Example:
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -57,6 +56,7 @@ from spanchunk.integrations._common import (
     Unit,
     cut_in_core,
     cut_registered,
+    metadata_copier,
     missing_extra,
     recursive_chunker,
     same_model,
@@ -94,7 +94,6 @@ SPAN_KEYS = (
     "headings",
 )
 _SPAN_KEY_SET = frozenset(SPAN_KEYS)
-_SCALARS = (str, int, float, bool, type(None))
 
 # Performance notes
 # -----------------
@@ -127,17 +126,6 @@ _SHAPE = _core.ModelShape(
 _Group = tuple[Sequence[Chunk], Mapping[str, Any], int | None, int, int, str | None, str | None]
 
 
-def _copier(metadata: Mapping[str, Any]) -> Any:
-    """How to copy one document's metadata for each of its chunks.
-
-    LangChain deep-copies per chunk so that no chunk shares a mutable value with another;
-    when every value is a scalar a shallow copy is the same thing, and much cheaper.
-    """
-    if all(isinstance(value, _SCALARS) for value in metadata.values()):
-        return dict
-    return copy.deepcopy
-
-
 def _own_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """The caller's metadata of a document, without the span keys a splitter wrote."""
     span_keys = _SPAN_KEY_SET
@@ -147,7 +135,7 @@ def _own_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
 def _constructed_documents(group: _Group) -> list[Document]:
     """The documents of one group through LangChain's constructor (the reference path)."""
     chunks, base, level, char_offset, byte_offset, document_id, parent_id = group
-    copier = _copier(base)
+    copier = metadata_copier(base)  # LangChain deep-copies per chunk
     out: list[Document] = []
     for chunk in chunks:
         # The document's metadata, then the span keys in their order (a key already in the
