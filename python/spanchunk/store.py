@@ -36,7 +36,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -58,6 +57,7 @@ from spanchunk.chunk import Chunk
 from spanchunk.document import FrozenDict
 
 if TYPE_CHECKING:
+    import sqlite3
     from pathlib import Path
 
 __all__ = ["ParentStore", "SqliteRegistry"]
@@ -406,6 +406,8 @@ class SqliteRegistry:
     # ---------------------------------------------------------------- connection and schema
 
     def _connect(self) -> sqlite3.Connection:
+        import sqlite3  # noqa: PLC0415  (imported by the first store opened: 4 ms of startup)
+
         path = self._path
         if os.path.isdir(path):
             raise IsADirectoryError(
@@ -448,6 +450,8 @@ class SqliteRegistry:
         return connection
 
     def _check_format(self, connection: sqlite3.Connection, exists: bool) -> None:
+        import sqlite3  # noqa: PLC0415  (imported by the first store opened: 4 ms of startup)
+
         path = self._path
         try:
             application_id = connection.execute("PRAGMA application_id").fetchone()[0]
@@ -489,6 +493,8 @@ class SqliteRegistry:
 
     def _upgrade(self, connection: sqlite3.Connection) -> None:
         """An older schema to this one: the documents' columns it lacks (one transaction)."""
+        import sqlite3  # noqa: PLC0415  (imported by the first store opened: 4 ms of startup)
+
         try:
             connection.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
@@ -525,6 +531,8 @@ class SqliteRegistry:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction holding the write lock from its start."""
+        import sqlite3  # noqa: PLC0415  (imported by the first store opened: 4 ms of startup)
+
         with self._lock:
             connection = self._conn()
             try:

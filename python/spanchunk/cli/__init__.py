@@ -141,6 +141,30 @@ exit status: 0 when at least one file was chunked; 1 when none could be, or the 
 could not be written; 2 for bad usage or impossible settings; 130 when interrupted."""
 
 
+def _terminal_width() -> int:
+    """What ``shutil.get_terminal_size`` gives argparse's formatter: ``COLUMNS``, else the
+    terminal's width, else 80 (less 2, as argparse leaves). argparse imports ``shutil`` (with
+    ``bz2``, ``lzma`` and ``zlib``) for it at every ``add_argument``, 4 ms of each run."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(columns - 2, 11)
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_terminal_width())
+
+
+class _RawDescriptionFormatter(argparse.RawDescriptionHelpFormatter):
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_terminal_width())
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``spanchunk`` command."""
     parser = argparse.ArgumentParser(
@@ -150,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Every chunk carries its exact char and byte span in the source file."
         ),
         epilog="Run 'spanchunk chunk --help' for the chunking options.",
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -159,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="cut files into parent and child chunks: JSON Lines, Parquet or the SQLite store",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawDescriptionFormatter,
     )
     chunk.set_defaults(command_parser=chunk)
     chunk.add_argument("paths", nargs="+", metavar="PATH", help="files and folders to chunk")
