@@ -130,7 +130,7 @@ def writer_costs(corpus: Path, repeat: int) -> dict[str, float]:
     levels, fingerprint = chunker._levels(), chunker.fingerprint()
 
     def core() -> None:
-        _core.write_documents(levels, datas, sources, fingerprint, "jsonl")
+        _core.write_documents([(levels, fingerprint)], datas, sources, "jsonl")
 
     def records() -> list[list[dict[str, object]]]:
         out = []
@@ -217,6 +217,10 @@ def main() -> None:
              ["--workers", "2", "--pool", "process", "-o", f"{temp}/o.jsonl"]),
             (".parquet, 2 workers (threads)", ["--workers", "2", "-o", f"{temp}/o.parquet"]),
             (".parquet, 1 worker", ["--workers", "1", "-o", f"{temp}/o.parquet"]),
+            (".parquet --compression lz4, 2 workers",
+             ["--workers", "2", "--compression", "lz4", "-o", f"{temp}/o.parquet"]),
+            (".parquet --compression none, 2 workers",
+             ["--workers", "2", "--compression", "none", "-o", f"{temp}/o.parquet"]),
             (".sqlite, 1 worker", ["--workers", "1", "-o", f"{temp}/o.sqlite"]),
             (".sqlite, 2 workers (threads)", ["--workers", "2", "-o", f"{temp}/o.sqlite"]),
             (".sqlite re-run, unchanged folder, 2 workers",

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import spanchunk.cli._writers as writers
 from conftest import corpus_root
 from spanchunk import Document, ParentChildChunker
-from spanchunk.cli import main
+from spanchunk.cli import main, parquet_schema
 
 TEXTS = {
     "a.txt": "Small chunks find, big chunks explain.\n\n" * 40,
@@ -187,6 +188,93 @@ def test_parquet_round_trips_and_matches_jsonl(tree: Path, tmp_path: Path) -> No
             del row["headings"]
     assert rows == expected
     check_round_trip(rows)
+
+
+def test_parquet_schema_is_the_documented_one(tree: Path, tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "out.parquet"
+    assert run(str(tree), "-o", str(out)) == 0
+    schema = pq.read_schema(out)
+    assert schema.remove_metadata() == parquet_schema()
+    assert schema.field("text").type == "large_string"
+    metadata = pq.read_metadata(out)
+    assert metadata.created_by.startswith("spanchunk ")
+    # Statistics where queries filter, none on the texts; dictionaries on the repeated columns.
+    columns = {
+        metadata.row_group(0).column(c).path_in_schema: metadata.row_group(0).column(c)
+        for c in range(metadata.num_columns)
+    }
+    assert columns["level"].is_stats_set and columns["start_char"].is_stats_set
+    assert not columns["text"].is_stats_set
+    assert columns["document_id"].has_dictionary_page
+    assert not columns["text"].has_dictionary_page
+
+
+@pytest.mark.parametrize("compression", ["snappy", "lz4", "none"])
+def test_parquet_compressions_read_everywhere(tree: Path, tmp_path: Path, compression: str) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    polars = pytest.importorskip("polars")
+    duckdb = pytest.importorskip("duckdb")
+    out = tmp_path / "out.parquet"
+    jsonl = tmp_path / "out.jsonl"
+    assert run(str(tree), "--compression", compression, "-o", str(out)) == 0
+    assert run(str(tree), "-o", str(jsonl)) == 0
+    codec = pq.read_metadata(out).row_group(0).column(11).compression
+    # pyarrow names LZ4_RAW, the codec written, "LZ4".
+    assert codec == {"snappy": "SNAPPY", "lz4": "LZ4", "none": "UNCOMPRESSED"}[compression]
+    expected = [json.loads(line)["text"] for line in jsonl.read_text("utf-8").splitlines()]
+    assert pq.read_table(out).column("text").to_pylist() == expected
+    assert polars.read_parquet(out)["text"].to_list() == expected
+    rows = duckdb.sql(f"select text from '{out}'").fetchall()
+    assert [row[0] for row in rows] == expected
+
+
+def test_parquet_row_group_per_batch_whatever_the_formats(tmp_path: Path) -> None:
+    # Markdown and plain files alternate (each cut by its own chunker), and still one batch
+    # makes one row group; a folder larger than a batch makes several, in order.
+    pq = pytest.importorskip("pyarrow.parquet")
+    root = tmp_path / "mixed"
+    root.mkdir()
+    for number in range(20):
+        suffix = ".md" if number % 2 else ".txt"
+        text = f"# Part {number}\n\n" + f"Sentence {number}. " * 200
+        (root / f"{number:02d}{suffix}").write_text(text, encoding="utf-8")
+    out = tmp_path / "out.parquet"
+    assert run(str(root), "-o", str(out)) == 0
+    metadata = pq.read_metadata(out)
+    assert metadata.num_row_groups == 1
+    table = pq.read_table(out)
+    assert table.column("source").unique().to_pylist() == sorted(
+        str(path) for path in root.iterdir()
+    )
+    headings = {
+        source: value
+        for source, value in zip(
+            table.column("source").to_pylist(), table.column("headings").to_pylist(), strict=True
+        )
+    }
+    assert all((value is not None) == source.endswith(".md") for source, value in headings.items())
+
+
+def test_parquet_row_groups_follow_the_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    monkeypatch.setattr(writers.ParquetWriter, "batch_files", 3)
+    root = tmp_path / "many"
+    root.mkdir()
+    for number in range(10):
+        (root / f"{number:02d}.txt").write_text(f"File {number}. " * 50, encoding="utf-8")
+    outputs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}.parquet"
+        assert run(str(root), "--workers", workers, "-o", str(out)) == 0
+        outputs.append(out.read_bytes())
+        metadata = pq.read_metadata(out)
+        assert metadata.num_row_groups == 4  # 3 + 3 + 3 + 1 files
+    assert outputs[0] == outputs[1]
+    sources = pq.read_table(tmp_path / "w2.parquet").column("source").to_pylist()
+    assert sources == sorted(sources)
 
 
 def test_parquet_reads_in_pandas(tree: Path, tmp_path: Path) -> None:

@@ -131,12 +131,12 @@ def test_file_gone_or_a_folder_when_read_is_unreadable(
     # error, worded as Python's OSError.strerror words it, for that file alone.
     real_batches = job.batches
 
-    def then_changed(files: Iterable[job.File]) -> object:
+    def then_changed(files: Iterable[job.File], *sizes: int | None) -> object:
         files = list(files)  # every file listed first
         (tree / "b.txt").unlink()
         (tree / "a.md").unlink()
         (tree / "a.md").mkdir()
-        return real_batches(files)
+        return real_batches(files, *sizes)
 
     monkeypatch.setattr(job, "batches", then_changed)
     out = tmp_path / "out.jsonl"
@@ -202,7 +202,8 @@ def test_full_disk_leaves_no_output(
     assert list(out_dir.iterdir()) == []
 
 
-def test_full_disk_on_a_real_tmpfs(tree: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_full_disk_on_a_real_tmpfs(tree: Path, tmp_path: Path, suffix: str) -> None:
     mount = tmp_path / "small"
     mount.mkdir()
     mounted = subprocess.run(
@@ -216,7 +217,15 @@ def test_full_disk_on_a_real_tmpfs(tree: Path, tmp_path: Path) -> None:
         big = tree / "big.txt"
         big.write_text("Words words words.\n" * 5000, encoding="utf-8")
         result = subprocess.run(
-            [sys.executable, "-m", "spanchunk", "chunk", str(tree), "-o", str(mount / "o.jsonl")],
+            [
+                sys.executable,
+                "-m",
+                "spanchunk",
+                "chunk",
+                str(tree),
+                "-o",
+                str(mount / f"o{suffix}"),
+            ],
             capture_output=True,
             text=True,
             check=False,
@@ -298,6 +307,9 @@ def test_usage_errors(tmp_path: Path) -> None:
         ["x", "--child-size", "3000"],
         ["x", "--encoding", "cl100k_base"],
         ["x", "-o", str(tmp_path)],
+        ["x", "--compression", "lz4", "-o", str(tmp_path / "x.jsonl")],
+        ["x", "--compression", "zstd", "-o", str(tmp_path / "x.parquet")],
+        ["x", "--pool", "process", "-o", str(tmp_path / "x.parquet")],
     ):
         with pytest.raises(SystemExit) as exited:
             run(*args)

@@ -146,12 +146,39 @@ class ChunkSizes:
     def percentiles(self, level: int, shares: Sequence[float]) -> list[int]: ...
 
 def write_documents(
-    levels: Sequence[Splitter],
+    chunkers: Sequence[tuple[Sequence[Splitter], str]],
     datas: Sequence[bytes],
     sources: Sequence[str],
-    fingerprint: str,
     format: str = "jsonl",
-) -> tuple[JsonlBatch | dict[str, Any], list[str | None], ChunkSizes]: ...
+    parquet: ParquetEncoder | None = None,
+    chunker_of: Sequence[int] | None = None,
+) -> tuple[JsonlBatch | ParquetGroup, list[tuple[str, str] | None], ChunkSizes]: ...
+def write_files(
+    chunkers: Sequence[tuple[Sequence[Splitter], str]],
+    paths: Sequence[str],
+    sources: Sequence[str],
+    format: str = "jsonl",
+    expected_bytes: int = 0,
+    parquet: ParquetEncoder | None = None,
+    chunker_of: Sequence[int] | None = None,
+) -> tuple[JsonlBatch | ParquetGroup, list[tuple[str, str] | None], ChunkSizes]: ...
+
+@final
+class ParquetFile:
+    def __init__(self, path: str, compression: str = "snappy") -> None: ...
+    def encoder(self) -> ParquetEncoder: ...
+    def append(self, group: ParquetGroup) -> None: ...
+    def close(self) -> None: ...
+    def discard(self) -> None: ...
+
+@final
+class ParquetEncoder: ...
+
+@final
+class ParquetGroup:
+    @property
+    def rows(self) -> int: ...
+    def __len__(self) -> int: ...
 
 @final
 class StoreBatch:

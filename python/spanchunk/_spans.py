@@ -61,13 +61,16 @@ text releases the GIL.
   released on ``workers`` threads (1: this thread, None: every core). Returns, per text, its
   chunks and the row of its first leaf.
 - ``text_id(text)``: 16 hex digits, xxh3-64 of the UTF-8 text (the default ``Document`` id).
-- ``write_files(levels, paths, sources, fingerprint, format="jsonl", expected_bytes=0)``:
-  the command line's writer: every file read (skipped when unreadable, binary or changed
-  while read), checked as UTF-8, cut into levels and written as ``format`` (``"jsonl"``: a
-  ``JsonlBatch`` of every chunk's record, in order, which ``write_to(fd)`` writes;
-  ``"columns"``: Arrow-ready buffers), GIL released. Returns that, each file's failure
-  (None: written; else its kind and message) and the ``ChunkSizes`` of the chunks.
-  ``write_documents(levels, datas, sources, ...)`` is the same for bytes in memory.
+- ``write_files(chunkers, paths, sources, format="jsonl", expected_bytes=0, parquet=None,
+  chunker_of=None)``: the command line's writer, one call per batch: every file read
+  (skipped when unreadable, binary or changed while read), checked as UTF-8, cut by its
+  chunker (``chunkers``: (levels, fingerprint) pairs; ``chunker_of``: each file's index) and
+  written as ``format`` (``"jsonl"``: a ``JsonlBatch`` of every chunk's record, in order,
+  which ``write_to(fd)`` writes; ``"parquet"``: a ``ParquetGroup``, the batch as one row
+  group encoded for ``parquet``, a ``ParquetFile(path).encoder()``, which
+  ``ParquetFile.append`` writes), GIL released. Returns that, each file's failure (None:
+  written; else its kind and message) and the ``ChunkSizes`` of the chunks.
+  ``write_documents(chunkers, datas, sources, ...)`` is the same for bytes in memory.
 - ``FileWalk(paths, file_class, excludes=None, picks=None)``: the command line's listing of
   its PATHs (``spanchunk.cli._files.iter_files`` says what it finds and skips); iterates over
   lists of ``file_class(path, size, mtime_ns, ctime_ns, inode)`` and ``(path, kind,

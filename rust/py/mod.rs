@@ -35,6 +35,7 @@ mod documents;
 mod frameworks;
 mod outline;
 mod output;
+mod parquet;
 mod rows;
 mod sizer;
 mod spans;
@@ -116,6 +117,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(spans::text_id, module)?)?;
     module.add_function(wrap_pyfunction!(panic_for_tests, module)?)?;
     output::register(module)?;
+    parquet::register(module)?;
     rows::register(module)?;
     walk::register(module)?;
     Ok(())

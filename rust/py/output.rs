@@ -1,22 +1,24 @@
 //! Bindings of the command line job's writers (`output/`): a batch of files' bytes in, the
-//! bytes of its JSON Lines records (or its Parquet columns) out, every pass over the text
-//! (UTF-8 check, cutting, ids, escaping) done with the GIL released.
+//! bytes of its JSON Lines records (or its Parquet row group, encoded) out, every pass over
+//! the text (UTF-8 check, cutting, ids, escaping, encoding) done with the GIL released.
 
 // PyO3 hands extracted arguments over by value.
 #![allow(clippy::needless_pass_by_value)]
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use numpy::IntoPyArray;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyBytes;
 
+use super::parquet::{parquet_error, PyParquetEncoder, PyParquetGroup};
 use super::splitter::{splitters, PySplitter};
 use crate::engine::{tree, Splitter};
 use crate::ids;
 use crate::output::columns::{self, Columns};
+use crate::output::parquet::{self, EncodedGroup, Encoder};
 use crate::output::sizes::ChunkSizes;
 use crate::output::{self, files, jsonl, Document};
 
@@ -100,7 +102,7 @@ fn write_all(_fd: i32, _bytes: &[u8]) -> std::io::Result<()> {
 
 /// The `OSError` Python raises for `error`: `OSError(errno, os.strerror(errno))`, which
 /// Python turns into its subclass (`BrokenPipeError`, ...), as `os.write` would raise.
-fn os_error(py: Python<'_>, error: &std::io::Error) -> PyErr {
+pub(super) fn os_error(py: Python<'_>, error: &std::io::Error) -> PyErr {
     let Some(code) = error.raw_os_error() else {
         return PyOSError::new_err(error.to_string());
     };
@@ -167,7 +169,7 @@ impl PyChunkSizes {
 /// What a batch turns into, before it is handed to Python.
 enum Written {
     Jsonl(Vec<u8>),
-    Columns(Box<Columns>, Vec<String>, [(Vec<i64>, Vec<u8>); 2]),
+    Parquet(Result<EncodedGroup, ::parquet::errors::ParquetError>),
 }
 
 /// Why a document of a batch is not written: the kind (the words the command line counts
@@ -224,12 +226,16 @@ enum Inputs<'a> {
     Files(&'a [PathBuf]),
 }
 
-fn output_format(format: &str) -> PyResult<bool> {
-    match format {
-        "jsonl" => Ok(false),
-        "columns" => Ok(true),
-        other => Err(PyValueError::new_err(format!(
-            "format must be \"jsonl\" or \"columns\", not {other:?}"
+/// The Parquet encoder for `format` "parquet" (which needs one), None for "jsonl".
+fn output_format(format: &str, parquet: Option<&PyParquetEncoder>) -> PyResult<Option<Encoder>> {
+    match (format, parquet) {
+        ("jsonl", _) => Ok(None),
+        ("parquet", Some(encoder)) => Ok(Some(encoder.inner.clone())),
+        ("parquet", None) => Err(PyValueError::new_err(
+            "format=\"parquet\" needs parquet=ParquetFile(...).encoder()",
+        )),
+        (other, _) => Err(PyValueError::new_err(format!(
+            "format must be \"jsonl\" or \"parquet\", not {other:?}"
         ))),
     }
 }
@@ -243,33 +249,77 @@ fn check_sources(documents: usize, sources: usize) -> PyResult<()> {
     )))
 }
 
-/// Cuts every document of a batch with `levels` and writes its chunks as `format`
-/// ("jsonl": a `JsonlBatch`, the records of every document in order; "columns": a dict of
-/// numpy arrays and bytes, see `output::columns::Columns`, and `document_ids`, the id of each
-/// document). Returns that, the failure of each document (None: written; else its kind,
-/// "not UTF-8" or "chunking failed", and a message), and the `ChunkSizes` of the chunks
-/// written.
+/// One chunker of a batch: its levels (parents first) and its settings' fingerprint.
+type ChunkerArgs<'py> = (Vec<Bound<'py, PySplitter>>, PyBackedStr);
+
+/// Each chunker's levels, parents first.
+type Levels = Vec<Vec<Arc<Splitter>>>;
+
+/// The chunkers' levels (owned, for the GIL-free part) and the chunker of each document
+/// (`chunker_of`, or 0 for all), checked.
+fn chunkers_of(
+    chunkers: &[ChunkerArgs<'_>],
+    chunker_of: Option<Vec<usize>>,
+    documents: usize,
+) -> PyResult<(Levels, Vec<usize>)> {
+    if chunkers.is_empty() {
+        return Err(PyValueError::new_err(
+            "pass at least one (levels, fingerprint) chunker",
+        ));
+    }
+    let chosen = chunker_of.unwrap_or_else(|| vec![0; documents]);
+    if chosen.len() != documents {
+        return Err(PyValueError::new_err(format!(
+            "{documents} documents and {} chunker indexes: pass one per document",
+            chosen.len()
+        )));
+    }
+    if let Some(&bad) = chosen.iter().find(|&&index| index >= chunkers.len()) {
+        return Err(PyValueError::new_err(format!(
+            "chunker index {bad} out of range ({} chunkers)",
+            chunkers.len()
+        )));
+    }
+    let owned = chunkers
+        .iter()
+        .map(|(levels, _)| splitters(levels))
+        .collect();
+    Ok((owned, chosen))
+}
+
+/// Cuts every document of a batch with its chunker (`chunkers`: (levels, fingerprint)
+/// pairs, `chunker_of`: the index of each document's, None for the first) and writes its
+/// chunks as `format` ("jsonl": a `JsonlBatch`, the records of every document in order;
+/// "parquet": a `ParquetGroup`, every chunk as one row group encoded with `parquet`, a
+/// `ParquetFile.encoder()`). Returns that, the failure of each document (None: written; else
+/// its kind, "not UTF-8" or "chunking failed", and a message), and the `ChunkSizes` of the
+/// chunks written.
 #[pyfunction]
-#[pyo3(signature = (levels, datas, sources, fingerprint, format = "jsonl"))]
+#[pyo3(signature = (chunkers, datas, sources, format = "jsonl", parquet = None, chunker_of = None))]
 fn write_documents<'py>(
     py: Python<'py>,
-    levels: Vec<Bound<'py, PySplitter>>,
+    chunkers: Vec<ChunkerArgs<'py>>,
     datas: Vec<PyBackedBytes>,
     sources: Vec<PyBackedStr>,
-    fingerprint: &str,
     format: &str,
+    parquet: Option<PyRef<'py, PyParquetEncoder>>,
+    chunker_of: Option<Vec<usize>>,
 ) -> PyResult<Batch<'py>> {
     check_sources(datas.len(), sources.len())?;
-    let as_columns = output_format(format)?;
-    let owned = splitters(&levels);
+    let encoder = output_format(format, parquet.as_deref())?;
+    let (owned, chosen) = chunkers_of(&chunkers, chunker_of, datas.len())?;
+    let fingerprints: Vec<&str> = chunkers.iter().map(|(_, print)| &**print).collect();
     let expected = datas.iter().map(|data| data.len()).sum();
     let (written, failures, sizes) = super::detach(py, || {
         write_batch(
-            &owned,
+            &Chosen {
+                levels: &owned,
+                fingerprints: &fingerprints,
+                of: &chosen,
+            },
             Inputs::Bytes(&datas),
             &sources,
-            fingerprint,
-            as_columns,
+            encoder.as_ref(),
             expected,
         )
     })?;
@@ -282,43 +332,62 @@ fn write_documents<'py>(
 /// written, and its failure says so. `expected_bytes` (the files' sizes when they were
 /// listed) sizes the output buffer once.
 #[pyfunction]
-#[pyo3(signature = (levels, paths, sources, fingerprint, format = "jsonl", expected_bytes = 0))]
+#[pyo3(signature = (
+    chunkers, paths, sources, format = "jsonl", expected_bytes = 0, parquet = None,
+    chunker_of = None
+))]
 fn write_files<'py>(
     py: Python<'py>,
-    levels: Vec<Bound<'py, PySplitter>>,
+    chunkers: Vec<ChunkerArgs<'py>>,
     paths: Vec<PathBuf>,
     sources: Vec<PyBackedStr>,
-    fingerprint: &str,
     format: &str,
     expected_bytes: usize,
+    parquet: Option<PyRef<'py, PyParquetEncoder>>,
+    chunker_of: Option<Vec<usize>>,
 ) -> PyResult<Batch<'py>> {
     check_sources(paths.len(), sources.len())?;
-    let as_columns = output_format(format)?;
-    let owned = splitters(&levels);
+    let encoder = output_format(format, parquet.as_deref())?;
+    let (owned, chosen) = chunkers_of(&chunkers, chunker_of, paths.len())?;
+    let fingerprints: Vec<&str> = chunkers.iter().map(|(_, print)| &**print).collect();
     let (written, failures, sizes) = super::detach(py, || {
-        let inputs = Inputs::Files(&paths);
         write_batch(
-            &owned,
-            inputs,
+            &Chosen {
+                levels: &owned,
+                fingerprints: &fingerprints,
+                of: &chosen,
+            },
+            Inputs::Files(&paths),
             &sources,
-            fingerprint,
-            as_columns,
+            encoder.as_ref(),
             expected_bytes,
         )
     })?;
     finish(py, written, failures, sizes)
 }
 
+/// Each document's chunker: its levels and fingerprint are `levels[of[position]]` and
+/// `fingerprints[of[position]]`.
+struct Chosen<'a> {
+    levels: &'a [Vec<Arc<Splitter>>],
+    fingerprints: &'a [&'a str],
+    of: &'a [usize],
+}
+
 /// The GIL-free part of `write_documents` and `write_files`: every input cut and written.
 fn write_batch(
-    owned: &[impl AsRef<Splitter>],
+    chosen: &Chosen<'_>,
     inputs: Inputs<'_>,
     sources: &[PyBackedStr],
-    fingerprint: &str,
-    as_columns: bool,
+    parquet: Option<&Encoder>,
     expected_bytes: usize,
 ) -> (Written, Vec<Option<Failure>>, ChunkSizes) {
-    let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
+    let as_columns = parquet.is_some();
+    let borrowed: Vec<Vec<&Splitter>> = chosen
+        .levels
+        .iter()
+        .map(|levels| levels.iter().map(AsRef::as_ref).collect())
+        .collect();
     // JSON Lines run at about 3.2x the text (parents and children repeat it, plus keys):
     // reserved once (pages not written are never touched), not grown record by record.
     let mut jsonl_out = output::buffer(if as_columns {
@@ -327,7 +396,9 @@ fn write_batch(
         expected_bytes * 7 / 2
     });
     // One buffer for every file of the batch (see `files::read_text_file_into`).
-    let mut file_bytes = Vec::new();
+    // A spare buffer (`output::buffer`): a fresh one per batch, grown file by file, was
+    // faulted in page by page on every batch (perf: a third more page faults on 2 workers).
+    let mut file_bytes = output::buffer(0);
     let mut columns = Columns::default();
     let mut failures = Vec::with_capacity(sources.len());
     let mut sizes = ChunkSizes::default();
@@ -363,7 +434,8 @@ fn write_batch(
                 continue;
             }
         };
-        let (table, outline) = match tree::tree_spans_outlined(&borrowed, text) {
+        let chunker = chosen.of[position];
+        let (table, outline) = match tree::tree_spans_outlined(&borrowed[chunker], text) {
             Ok(cut) => cut,
             Err(error) => {
                 failures.push(Some(Failure::Message(NOT_CHUNKED, error.to_string())));
@@ -375,7 +447,7 @@ fn write_batch(
             text,
             source,
             document_id: &document_id,
-            fingerprint,
+            fingerprint: chosen.fingerprints[chunker],
         };
         if as_columns {
             columns.push_document(position, &document, &table, outline.as_ref());
@@ -391,7 +463,8 @@ fn write_batch(
         }
         failures.push(None);
     }
-    let written = if as_columns {
+    output::recycle(file_bytes);
+    let written = if let Some(encoder) = parquet {
         // Each row's document id and source, as the Parquet columns hold them.
         let ids: Vec<&str> = document_ids.iter().map(String::as_str).collect();
         let names: Vec<&str> = sources.iter().map(|source| &**source).collect();
@@ -399,7 +472,7 @@ fn write_batch(
             columns::repeated_strings(&ids, &columns.document),
             columns::repeated_strings(&names, &columns.document),
         ];
-        Written::Columns(Box::new(columns), document_ids, repeated)
+        Written::Parquet(parquet::encode(encoder, columns, repeated))
     } else {
         Written::Jsonl(jsonl_out)
     };
@@ -415,14 +488,9 @@ fn finish(
 ) -> PyResult<Batch<'_>> {
     let written = match written {
         Written::Jsonl(records) => Bound::new(py, PyJsonlBatch { records })?.into_any(),
-        Written::Columns(columns, document_ids, [ids, names]) => {
-            let dict = columns_dict(py, *columns)?;
-            dict.set_item("document_ids", document_ids)?;
-            for (name, (offsets, bytes)) in [("document_id", ids), ("source", names)] {
-                dict.set_item(format!("{name}_offsets"), offsets.into_pyarray(py))?;
-                dict.set_item(name, PyBytes::new(py, &bytes))?;
-            }
-            dict.into_any()
+        Written::Parquet(group) => {
+            let group = group.map_err(|error| parquet_error(py, &error))?;
+            Bound::new(py, PyParquetGroup::new(group))?.into_any()
         }
     };
     let failures = failures
@@ -430,42 +498,4 @@ fn finish(
         .map(|failure| failure.map(|failure| failure.worded(py)))
         .collect();
     Ok((written, failures, PyChunkSizes { inner: sizes }))
-}
-
-/// The columns as a dict: numpy arrays for numbers and flags, bytes for text buffers.
-fn columns_dict(py: Python<'_>, columns: Columns) -> PyResult<Bound<'_, PyDict>> {
-    let dict = PyDict::new(py);
-    let rows = columns.rows();
-    dict.set_item("rows", rows)?;
-    for (name, values) in [
-        ("document", columns.document),
-        ("level", columns.level),
-        ("index", columns.index),
-        ("start_char", columns.start_char),
-        ("end_char", columns.end_char),
-        ("start_byte", columns.start_byte),
-        ("end_byte", columns.end_byte),
-        ("child_offsets", columns.child_offsets),
-        ("text_offsets", columns.text_offsets),
-        ("heading_offsets", columns.heading_offsets),
-        ("heading_text_offsets", columns.heading_text_offsets),
-    ] {
-        dict.set_item(name, values.into_pyarray(py))?;
-    }
-    for (name, values) in [
-        ("has_parent", columns.has_parent),
-        ("has_headings", columns.has_headings),
-    ] {
-        dict.set_item(name, values.into_pyarray(py))?;
-    }
-    for (name, values) in [
-        ("id", columns.id),
-        ("parent_id", columns.parent_id),
-        ("child_ids", columns.child_ids),
-        ("text", columns.text),
-        ("heading_text", columns.heading_text),
-    ] {
-        dict.set_item(name, PyBytes::new(py, &values))?;
-    }
-    Ok(dict)
 }

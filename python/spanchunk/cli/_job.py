@@ -1,12 +1,12 @@
 """The chunk job: files read and cut in batches on a pool of workers, written in input order.
 
 Performance notes (measured by ``benches/cli.py``; figures in ``benches/results/cli.md``):
-- A worker hands its batch's paths to ``_core.write_files``, which reads each file (and
-  checks it for binary content and for a change while it was read), checks UTF-8, cuts the
-  tree, hashes ids and writes the records (JSON Lines or Arrow columns) with the GIL
-  released: Python does a few calls per batch, none per file or chunk. Reading the files in
-  Python (``open``, two ``fstat``, ``read``) had been a fifth of the CPU of a run over
-  4,660 files, and it held the GIL the other workers waited for.
+- A worker hands its batch's paths to ``_core.write_files`` (one call), which reads each
+  file (and checks it for binary content and for a change while it was read), checks UTF-8,
+  cuts the tree, hashes ids and writes the records (JSON Lines, or a Parquet row group
+  encoded) with the GIL released: Python does a few calls per batch, none per file or
+  chunk. Reading the files in Python (``open``, two ``fstat``, ``read``) had been a fifth
+  of the CPU of a run over 4,660 files, and it held the GIL the other workers waited for.
 - Threads, not processes: every pass over the text runs without the GIL, so threads scale,
   and a process pool paid for pickling every batch's output back to the writer.
 - Batches of about ``BATCH_BYTES`` (or ``BATCH_FILES`` files): large enough that the per-call
@@ -105,64 +105,78 @@ class BatchJob(Protocol):
         ...
 
 
-def batches(files: Iterable[File]) -> Iterator[list[File]]:
-    """Consecutive runs of files of about ``BATCH_BYTES`` in all (a larger file alone)."""
+def batches(
+    files: Iterable[File], batch_bytes: int | None = None, batch_files: int | None = None
+) -> Iterator[list[File]]:
+    """Consecutive runs of files of about ``batch_bytes`` in all (a larger file alone), at
+    most ``batch_files`` files each (None: ``BATCH_BYTES``, ``BATCH_FILES``)."""
+    batch_bytes = BATCH_BYTES if batch_bytes is None else batch_bytes
+    batch_files = BATCH_FILES if batch_files is None else batch_files
     batch: list[File] = []
     size = 0
     for file in files:
         batch.append(file)
         size += file.size
-        if size >= BATCH_BYTES or len(batch) >= BATCH_FILES:
+        if size >= batch_bytes or len(batch) >= batch_files:
             yield batch
             batch, size = [], 0
     if batch:
         yield batch
 
 
-def process_batch(chunkers: Chunkers, core_format: str, batch: Sequence[File]) -> BatchResult:
-    """Read, cut and write one batch (runs in a worker): each run of consecutive files cut by
-    one chunker is a single core call, which reads the files too (GIL released)."""
+def process_batch(job: CoreJob, batch: Sequence[File]) -> BatchResult:
+    """Read, cut and write one batch (runs in a worker): one core call, which reads the files
+    too and cuts each with its chunker (GIL released); for Parquet, it encodes the batch's
+    row group too."""
     result = BatchResult()
-    start = 0
-    while start < len(batch):
-        markdown = chunkers.is_markdown(batch[start].path)
-        end = start + 1
-        while end < len(batch) and chunkers.is_markdown(batch[end].path) == markdown:
-            end += 1
-        run = batch[start:end]
-        start = end
-        chunker = chunkers.markdown if markdown else chunkers.text
-        sources = [file.path for file in run]
-        written, failures, sizes = _core.write_files(
-            chunker._levels(),
-            sources,
-            sources,
-            chunker.fingerprint(),
-            core_format,
-            sum(file.size for file in run),
-        )
-        document_ids = written.pop("document_ids") if core_format == "columns" else []
-        for file, failure in zip(run, failures, strict=True):
-            if failure is None:
-                result.documents += 1
-                result.bytes_read += file.size
-            else:
-                kind, message = failure
-                result.skips.append((file.path, kind, message))
-        result.parts.append(Part(written, sources, document_ids))
-        result.sizes.merge(sizes)
+    sources = [file.path for file in batch]
+    written, failures, sizes = _core.write_files(
+        job.core_chunkers,
+        sources,
+        sources,
+        job.core_format,
+        sum(file.size for file in batch),
+        job.parquet,
+        [int(job.chunkers.is_markdown(path)) for path in sources],
+    )
+    for file, failure in zip(batch, failures, strict=True):
+        if failure is None:
+            result.documents += 1
+            result.bytes_read += file.size
+        else:
+            kind, message = failure
+            result.skips.append((file.path, kind, message))
+    result.parts.append(Part(written, sources, []))
+    result.sizes.merge(sizes)
     return result
 
 
 class CoreJob(NamedTuple):
-    """The JSON Lines and Parquet job: the core cuts and writes each run of files."""
+    """The JSON Lines and Parquet job: the core cuts and writes each batch of files.
+
+    ``core_chunkers`` is what ``_core.write_files`` takes of the two chunkers (the text one,
+    then the Markdown one): their levels and fingerprints, made once per run; ``parquet``
+    the Parquet file's ``_core.ParquetEncoder``.
+    """
 
     chunkers: Chunkers
     core_format: str
+    core_chunkers: list[tuple[list[Any], str]]
+    parquet: Any = None
+
+    @classmethod
+    def of(cls, chunkers: Chunkers, core_format: str, parquet: Any = None) -> CoreJob:
+        """The job of ``chunkers`` writing ``core_format``."""
+        pairs = [(chunker._levels(), chunker.fingerprint()) for chunker in chunkers[:2]]
+        return cls(chunkers, core_format, pairs, parquet)
 
     def __call__(self, batch: Sequence[File]) -> BatchResult:
         """``process_batch`` on this job's settings."""
-        return process_batch(self.chunkers, self.core_format, batch)
+        return process_batch(self, batch)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # For a process pool: the core's splitters are made again from the chunkers there.
+        return (CoreJob.of, (self.chunkers, self.core_format, self.parquet))
 
 
 # The job of a process worker, set once by its initializer.
@@ -185,15 +199,18 @@ def run_batches(
     workers: int,
     pool: str,
     consume: Callable[[Sequence[File], BatchResult], None],
+    *,
+    sizes: tuple[int | None, int | None] = (None, None),
 ) -> None:
-    """Every batch through ``job`` on ``workers`` workers of ``pool`` ("thread" or
-    "process"), handed to ``consume`` in input order. The pool starts with the first batch:
-    a run with nothing to cut (an unchanged store) starts no thread."""
+    """Every batch (``sizes``: its bytes and files at most, see ``batches``) through ``job``
+    on ``workers`` workers of ``pool`` ("thread" or "process"), handed to ``consume`` in
+    input order. The pool starts with the first batch: a run with nothing to cut (an
+    unchanged store) starts no thread."""
     if workers == 1:
-        for batch in batches(files):
+        for batch in batches(files, *sizes):
             consume(batch, job(batch))
         return
-    listed = batches(files)
+    listed = batches(files, *sizes)
     first = next(listed, None)
     if first is None:
         return

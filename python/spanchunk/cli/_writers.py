@@ -1,7 +1,7 @@
 """Where chunks go: one small writer class per output kind, picked by the output's suffix.
 
-A writer takes each batch as its job prepared it (``_core.write_documents``: JSON Lines
-bytes, or Arrow-ready columns; for the SQLite store, rows) and appears under its final name
+A writer takes each batch as its job prepared it (``_core.write_files``: JSON Lines bytes,
+or an encoded Parquet row group; for the SQLite store, rows) and appears under its final name
 only on :meth:`Writer.commit`; until then it writes into a temporary file next to it, removed
 by :meth:`Writer.discard`. The exception is an existing SQLite store, which a run updates in
 place, one transaction per batch.
@@ -15,11 +15,11 @@ import stat
 import sys
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
+from spanchunk import _core
 from spanchunk._schema import chunk_schema
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
-    from concurrent.futures import Future
 
     import pyarrow as pa
 
@@ -104,6 +104,9 @@ class Writer:
 
     core_format: ClassVar[str]
     suffixes: ClassVar[tuple[str, ...]]
+    # The batches' bytes and files at most (``_job.batches``; None: its defaults).
+    batch_bytes: ClassVar[int | None] = None
+    batch_files: ClassVar[int | None] = None
 
     def __init__(self, target: str, *, sync: bool = False) -> None:
         """Open the output ``target``; with ``sync``, a new file is flushed to the disk
@@ -114,7 +117,7 @@ class Writer:
         """What the workers do with each batch of files for this output."""
         from spanchunk.cli._job import CoreJob  # noqa: PLC0415  (numpy: only when a run starts)
 
-        return CoreJob(chunkers, self.core_format)
+        return CoreJob.of(chunkers, self.core_format)
 
     def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
         """Write one batch: what ``_core.write_documents`` returned for these documents."""
@@ -176,175 +179,67 @@ class JsonlWriter(Writer):
             self._atomic.discard()
 
 
-# Rows gathered before a Parquet row group is written: readers skip row groups by their
-# statistics, and many small groups (one per batch) made files slower to scan.
-ROW_GROUP_ROWS = 64 * 1024
-DICTIONARY_COLUMNS = ["document_id", "source"]
-STATISTICS_COLUMNS = [
-    "document_id", "source", "level", "index", "start_char", "end_char", "start_byte", "end_byte",
-]  # fmt: skip
+# Parquet's compressions (``--compression``), the default first.
+PARQUET_COMPRESSIONS = ("snappy", "lz4", "none")
 
 
 class ParquetWriter(Writer):
-    """Parquet (pyarrow), one row per chunk, parents and children together; see ``SCHEMA``.
+    """Parquet, one row per chunk, parents and children together; see ``chunk_schema``.
 
-    Row groups are encoded on a thread of their own, one at a time, while the main thread
-    goes on handing batches to the workers: written inline, each group stopped the run for
-    its encoding (a third of a second for 64K rows), and the workers ran dry meanwhile.
+    Each batch is one row group, encoded by the worker that cut it (``_core.write_files``,
+    GIL released); this writer appends the groups in input order (``_core.ParquetFile``,
+    arrow-rs). pyarrow is not needed to write: it encoded a file's row groups one at a time
+    on one thread, which capped two workers at a third of the job's JSON Lines speed.
     """
 
-    core_format = "columns"
+    core_format = "parquet"
     suffixes = (".parquet", ".pq")
+    # A row group per batch: batches of 8 MB of text make groups of about 30,000 rows (and
+    # 15-20 MB), what readers skip by statistics and scan fast; 1 MB ones made 4,000-row
+    # groups.
+    batch_bytes = 8 << 20
+    batch_files = 4096
 
-    def __init__(self, target: str, *, sync: bool = False) -> None:
-        try:
-            import pyarrow.parquet as pq  # noqa: PLC0415
-        except ImportError:
+    def __init__(self, target: str, *, sync: bool = False, compression: str = "snappy") -> None:
+        if compression not in PARQUET_COMPRESSIONS:
             raise OutputError(
-                f"-o {target}: Parquet output needs pyarrow: pip install 'spanchunk[parquet]'"
-            ) from None
+                f"--compression {compression}: use one of {', '.join(PARQUET_COMPRESSIONS)}"
+            )
         self._atomic = AtomicFile(target, sync=sync)
-        # pyarrow opens the temporary file by name: its descriptor is not needed.
+        # The core opens the temporary file by name: its descriptor is not needed.
         self._atomic.file.close()
-        self._writer = pq.ParquetWriter(
-            self._atomic.temp_path,
-            parquet_schema(),
-            # Dictionaries and min/max statistics pay off on the repeated and numeric columns;
-            # on chunk texts and ids they were work thrown away (every value is distinct).
-            use_dictionary=DICTIONARY_COLUMNS,
-            write_statistics=STATISTICS_COLUMNS,
-        )
-        self._pending: list[pa.Table] = []
-        self._pending_rows = 0
-        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+        try:
+            self._file = _core.ParquetFile(self._atomic.temp_path, compression)
+        except BaseException:
+            self._atomic.discard()
+            raise
 
-        self._encoder = ThreadPoolExecutor(1, thread_name_prefix="spanchunk-parquet")
-        self._encoding: Future[None] | None = None
+    def job(self, chunkers: Chunkers) -> BatchJob:
+        """Cut and encode each batch as a row group of this file."""
+        from spanchunk.cli._job import CoreJob  # noqa: PLC0415
+
+        return CoreJob.of(chunkers, self.core_format, self._file.encoder())
 
     def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
-        """Turn the batch's columns into Arrow arrays and queue them for the next row group."""
-        if not written["rows"]:
-            return
-        self._pending.append(columns_table(written))
-        self._pending_rows += written["rows"]
-        if self._pending_rows >= ROW_GROUP_ROWS:
-            self._flush()
-
-    def _flush(self) -> None:
-        """Hand the gathered rows to the encoding thread, once the group before is written
-        (so at most two groups are held, and a failed write stops the run here)."""
-        import pyarrow as pa  # noqa: PLC0415
-
-        if self._pending:
-            table = pa.concat_tables(self._pending)
-            self._pending = []
-            self._pending_rows = 0
-            self._wait()
-            self._encoding = self._encoder.submit(
-                self._writer.write_table, table, row_group_size=1 << 30
-            )
-
-    def _wait(self) -> None:
-        if self._encoding is not None:
-            encoding, self._encoding = self._encoding, None
-            encoding.result()
+        """Append the batch's row group (``_core.ParquetGroup``) to the file."""
+        if written.rows:
+            self._file.append(written)
 
     def commit(self) -> None:
-        """Write the last row group and the footer, then rename the file into place."""
-        self._flush()
-        self._wait()
-        self._encoder.shutdown()
-        self._writer.close()
+        """Write the footer, then rename the file into place."""
+        self._file.close()
         self._atomic.commit()
 
     def discard(self) -> None:
         """Close and remove the temporary file."""
-        with contextlib.suppress(BaseException):
-            self._wait()
-        self._encoder.shutdown(cancel_futures=True)
-        with contextlib.suppress(Exception):
-            self._writer.close()
+        self._file.discard()
         self._atomic.discard()
 
 
 def parquet_schema() -> pa.Schema:
-    """The Arrow schema of the Parquet output (documented in the README)."""
+    """The Arrow schema of the Parquet output (documented in the README), as pyarrow reads
+    the file back: the core writes it into the file's metadata."""
     return chunk_schema()
-
-
-def _hex_ids(pa: Any, np: Any, data: bytes, validity: Any = None) -> pa.Array:
-    """A string array of 16-hex-digit ids stored back to back in ``data``."""
-    count = len(data) // 16
-    offsets = np.arange(0, 16 * (count + 1), 16, dtype=np.int32)
-    buffers = [validity, pa.py_buffer(offsets), pa.py_buffer(data)]
-    return pa.Array.from_buffers(pa.string(), count, buffers)
-
-
-def columns_table(columns: dict[str, Any]) -> pa.Table:
-    """One batch's columns (``_core.write_files(..., format="columns")``) as a table, every
-    array made from the core's buffers without a copy or a compute kernel."""
-    import numpy as np  # noqa: PLC0415
-    import pyarrow as pa  # noqa: PLC0415
-
-    rows = columns["rows"]
-    has_parent = columns["has_parent"]
-    parent_ids = _hex_ids(pa, np, columns["parent_id"])
-    parent_ids = pa.Array.from_buffers(
-        pa.string(),
-        rows,
-        [pa.py_buffer(np.packbits(has_parent, bitorder="little")), *parent_ids.buffers()[1:]],
-        null_count=rows - int(np.count_nonzero(has_parent)),
-    )
-    child_ids = pa.ListArray.from_arrays(
-        pa.array(columns["child_offsets"].astype(np.int32)), _hex_ids(pa, np, columns["child_ids"])
-    )
-    text = pa.Array.from_buffers(
-        pa.large_string(),
-        rows,
-        [None, pa.py_buffer(columns["text_offsets"]), pa.py_buffer(columns["text"])],
-    )
-    heading_values = pa.Array.from_buffers(
-        pa.string(),
-        len(columns["heading_text_offsets"]) - 1,
-        [
-            None,
-            pa.py_buffer(columns["heading_text_offsets"].astype(np.int32)),
-            pa.py_buffer(columns["heading_text"]),
-        ],
-    )
-    headings = pa.ListArray.from_arrays(
-        pa.array(columns["heading_offsets"].astype(np.int32)),
-        heading_values,
-        mask=pa.array(~columns["has_headings"]),
-    )
-    document_id, source = (
-        pa.Array.from_buffers(
-            pa.string(),
-            rows,
-            [
-                None,
-                pa.py_buffer(columns[f"{name}_offsets"].astype(np.int32)),
-                pa.py_buffer(columns[name]),
-            ],
-        )
-        for name in ("document_id", "source")
-    )
-    arrays = [
-        _hex_ids(pa, np, columns["id"]),
-        document_id,
-        source,
-        pa.array(columns["level"].astype(np.int8)),
-        pa.array(columns["index"].astype(np.int32)),
-        parent_ids,
-        child_ids,
-        pa.array(columns["start_char"]),
-        pa.array(columns["end_char"]),
-        pa.array(columns["start_byte"]),
-        pa.array(columns["end_byte"]),
-        text,
-        headings,
-    ]
-    return pa.Table.from_arrays(arrays, schema=parquet_schema())
 
 
 class SqliteWriter(Writer):
@@ -423,7 +318,6 @@ class SqliteWriter(Writer):
 
     def _start_bulk_load(self, fingerprint: str) -> None:
         """Record the fingerprint, close Python's connection and open the core's."""
-        from spanchunk import _core  # noqa: PLC0415
         from spanchunk._store_schema import (  # noqa: PLC0415
             BULK_DELETE_CHUNKS,
             BULK_INSERT_CHUNK,

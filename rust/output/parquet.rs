@@ -1,0 +1,516 @@
+//! The Parquet output: each batch's [`Columns`] encoded into one row group by the worker
+//! that cut it, the row groups appended to the file in input order by the writer.
+//!
+//! arrow-rs's `parquet` crate, not pyarrow: pyarrow encodes a file's row groups one at a
+//! time on one thread (about 65 MB/s of input with snappy on the 2-core benchmark machine,
+//! a third of the job's speed with two workers), and it takes no column chunk encoded
+//! elsewhere. Here [`encode`] runs in the worker with the cut (GIL released) and
+//! [`ParquetFile::append`] only copies the encoded pages to the file.
+//!
+//! Performance notes (`benches/cli.py`, the 99 MB folder; `benches/NOTES.md`): on one
+//! thread, arrow-rs encodes 198 MB of chunk text in 0.23 s plain, 0.51 s with LZ4 and 0.61 s
+//! with snappy: compression is most of the encoding, so the codec is a setting
+//! (`Codec`).
+
+use std::fs::File;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{
+    ArrayRef, BooleanArray, Int32Array, Int64Array, Int8Array, LargeStringArray, ListArray,
+    StringArray,
+};
+use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::arrow_writer::{
+    compute_leaves, ArrowColumnChunk, ArrowRowGroupWriterFactory, ArrowWriter, ArrowWriterOptions,
+};
+use parquet::basic::{Compression, Encoding};
+use parquet::errors::ParquetError;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::ColumnPath;
+
+use super::columns::Columns;
+
+/// Each row's document id and source: offsets and bytes (`columns::repeated_strings`).
+pub type Repeated = [(Vec<i64>, Vec<u8>); 2];
+
+/// The columns, in order, as the README documents them (and `spanchunk._schema` gives
+/// pyarrow): the file's embedded Arrow schema, so pyarrow reads `text` back as
+/// `large_string` and `level` as `int8`.
+#[must_use]
+pub fn chunk_schema() -> Schema {
+    let strings = || DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
+    Schema::new(vec![
+        Field::new("id", DataType::Utf8, false),
+        Field::new("document_id", DataType::Utf8, false),
+        Field::new("source", DataType::Utf8, true),
+        Field::new("level", DataType::Int8, false),
+        Field::new("index", DataType::Int32, false),
+        Field::new("parent_id", DataType::Utf8, true),
+        Field::new("child_ids", strings(), false),
+        Field::new("start_char", DataType::Int64, false),
+        Field::new("end_char", DataType::Int64, false),
+        Field::new("start_byte", DataType::Int64, false),
+        Field::new("end_byte", DataType::Int64, false),
+        Field::new("text", DataType::LargeUtf8, false),
+        Field::new("headings", strings(), true),
+    ])
+}
+
+/// Dictionaries pay off on the columns that repeat a value per document; on chunk texts and
+/// ids every value is distinct, and trying a dictionary first was work thrown away.
+const DICTIONARY_COLUMNS: [&str; 2] = ["document_id", "source"];
+/// Min/max statistics (per column chunk, what readers skip row groups by) on the columns a
+/// query filters by; none on texts and ids.
+const STATISTICS_COLUMNS: [&str; 8] = [
+    "document_id",
+    "source",
+    "level",
+    "index",
+    "start_char",
+    "end_char",
+    "start_byte",
+    "end_byte",
+];
+
+/// How the pages are compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec {
+    /// Snappy: what pyarrow, Spark and `DuckDB` write by default.
+    Snappy,
+    /// `LZ4_RAW`: faster to write, about as small.
+    Lz4,
+    /// No compression: the fastest, about twice the size.
+    Uncompressed,
+}
+
+impl Codec {
+    /// The codec of a `--compression` name.
+    ///
+    /// # Errors
+    /// An unknown name, with the names that are known.
+    pub fn named(name: &str) -> Result<Self, String> {
+        match name {
+            "snappy" => Ok(Self::Snappy),
+            "lz4" => Ok(Self::Lz4),
+            "none" => Ok(Self::Uncompressed),
+            other => Err(format!(
+                "unknown Parquet compression {other:?}: use snappy, lz4 or none"
+            )),
+        }
+    }
+
+    const fn compression(self) -> Compression {
+        match self {
+            Self::Snappy => Compression::SNAPPY,
+            Self::Lz4 => Compression::LZ4_RAW,
+            Self::Uncompressed => Compression::UNCOMPRESSED,
+        }
+    }
+}
+
+/// Everything a worker needs to encode row groups for one file (cheap to clone).
+#[derive(Debug, Clone)]
+pub struct Encoder {
+    schema: SchemaRef,
+    factory: Arc<ArrowRowGroupWriterFactory>,
+}
+
+/// One batch's rows, encoded: the column chunks of a row group, ready to append.
+#[derive(Debug)]
+pub struct EncodedGroup {
+    chunks: Vec<ArrowColumnChunk>,
+    rows: usize,
+}
+
+impl EncodedGroup {
+    /// How many rows (chunks) the group holds.
+    #[must_use]
+    pub const fn rows(&self) -> usize {
+        self.rows
+    }
+}
+
+/// A Parquet file being written, one row group per [`append`](Self::append).
+pub struct ParquetFile {
+    writer: SerializedFileWriter<File>,
+    encoder: Encoder,
+}
+
+impl std::fmt::Debug for ParquetFile {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ParquetFile")
+            .field("bytes_written", &self.writer.bytes_written())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ParquetFile {
+    /// Creates (or truncates) the file at `path` and writes its header.
+    ///
+    /// # Errors
+    /// The file cannot be created or written.
+    pub fn create(path: &Path, codec: Codec) -> Result<Self, ParquetError> {
+        let file = File::create(path)?;
+        let schema: SchemaRef = Arc::new(chunk_schema());
+        let mut properties = WriterProperties::builder()
+            .set_compression(codec.compression())
+            .set_dictionary_enabled(false)
+            .set_statistics_enabled(EnabledStatistics::None)
+            .set_created_by(format!("spanchunk {}", env!("CARGO_PKG_VERSION")));
+        for name in DICTIONARY_COLUMNS {
+            properties = properties.set_column_dictionary_enabled(ColumnPath::from(name), true);
+        }
+        for name in STATISTICS_COLUMNS {
+            properties = properties
+                .set_column_statistics_enabled(ColumnPath::from(name), EnabledStatistics::Chunk);
+        }
+        // Plain pages for the texts: what a reader decodes fastest (no dictionary to try).
+        properties = properties.set_column_encoding(ColumnPath::from("text"), Encoding::PLAIN);
+        let options = ArrowWriterOptions::new().with_properties(properties.build());
+        let (writer, factory) =
+            ArrowWriter::try_new_with_options(file, Arc::clone(&schema), options)?
+                .into_serialized_writer()?;
+        Ok(Self {
+            writer,
+            encoder: Encoder {
+                schema,
+                factory: Arc::new(factory),
+            },
+        })
+    }
+
+    /// What the workers encode this file's row groups with.
+    #[must_use]
+    pub fn encoder(&self) -> Encoder {
+        self.encoder.clone()
+    }
+
+    /// Writes `group` as the file's next row group.
+    ///
+    /// # Errors
+    /// The file cannot be written (a full disk: an `io::Error` inside `External`).
+    pub fn append(&mut self, group: EncodedGroup) -> Result<(), ParquetError> {
+        let mut row_group = self.writer.next_row_group()?;
+        for chunk in group.chunks {
+            chunk.append_to_row_group(&mut row_group)?;
+        }
+        row_group.close()?;
+        Ok(())
+    }
+
+    /// Writes the footer, flushes the file and closes it (a sync is the caller's: by name).
+    ///
+    /// # Errors
+    /// The footer cannot be written.
+    pub fn finish(mut self) -> Result<(), ParquetError> {
+        self.writer.finish()?;
+        Ok(())
+    }
+}
+
+/// The `io::Error` inside a Parquet error, if it is one.
+#[must_use]
+pub fn io_error(error: &ParquetError) -> Option<&io::Error> {
+    match error {
+        ParquetError::External(inner) => inner.downcast_ref::<io::Error>(),
+        _ => None,
+    }
+}
+
+fn i32_offsets(offsets: &[i64]) -> Result<OffsetBuffer<i32>, ParquetError> {
+    let narrow = offsets
+        .iter()
+        .map(|&offset| i32::try_from(offset))
+        .collect::<Result<Vec<i32>, _>>()
+        .map_err(|_| {
+            ParquetError::General(
+                "a batch's ids or headings passed 2 GiB: cut fewer files per batch".to_owned(),
+            )
+        })?;
+    Ok(OffsetBuffer::new(ScalarBuffer::from(narrow)))
+}
+
+#[allow(clippy::needless_pass_by_value)] // the shape `map_err` takes
+fn arrow(error: arrow_schema::ArrowError) -> ParquetError {
+    ParquetError::ArrowError(error.to_string())
+}
+
+/// Strings of 16 hex digits stored back to back.
+fn hex_ids(bytes: Vec<u8>, nulls: Option<NullBuffer>) -> Result<StringArray, ParquetError> {
+    let count = bytes.len() / 16;
+    let offsets = (0..=count)
+        .map(|position| i32::try_from(position * 16))
+        .collect::<Result<Vec<i32>, _>>()
+        .map_err(|_| ParquetError::General("too many ids in one batch".to_owned()))?;
+    StringArray::try_new(
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        Buffer::from_vec(bytes),
+        nulls,
+    )
+    .map_err(arrow)
+}
+
+fn list_of(
+    values: StringArray,
+    offsets: &[i64],
+    nulls: Option<NullBuffer>,
+) -> Result<ListArray, ParquetError> {
+    ListArray::try_new(
+        Arc::new(Field::new("item", DataType::Utf8, true)),
+        i32_offsets(offsets)?,
+        Arc::new(values),
+        nulls,
+    )
+    .map_err(arrow)
+}
+
+/// The chunks' texts as one array, without the UTF-8 check `try_new` makes: that check was
+/// 5% of a run's CPU (perf), over text that is UTF-8 by construction.
+fn chunk_texts(offsets: Vec<i64>, text: Vec<u8>) -> Result<LargeStringArray, ParquetError> {
+    let ends_fit = offsets.windows(2).all(|pair| pair[0] <= pair[1])
+        && offsets.first() == Some(&0)
+        && offsets.last().and_then(|&last| usize::try_from(last).ok()) == Some(text.len());
+    if !ends_fit {
+        return Err(ParquetError::General(
+            "chunk text offsets out of order".to_owned(),
+        ));
+    }
+    // SAFETY: `Columns::push_document` appends `document.text[start..end]` for each row, a
+    // `&str` sliced at char boundaries (the spans' byte ends are char boundaries, and `get`
+    // returns "" otherwise), and records the length after each: every value is valid UTF-8,
+    // and the offsets were just checked to be in order, from 0 to the buffer's length.
+    Ok(unsafe {
+        LargeStringArray::new_unchecked(
+            OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)),
+            Buffer::from_vec(text),
+            None,
+        )
+    })
+}
+
+fn narrowed<T: TryFrom<i64>>(values: &[i64], name: &str) -> Result<Vec<T>, ParquetError> {
+    values
+        .iter()
+        .map(|&value| T::try_from(value))
+        .collect::<Result<Vec<T>, _>>()
+        .map_err(|_| ParquetError::General(format!("a chunk's {name} does not fit its column")))
+}
+
+/// The batch's columns as Arrow arrays, in [`chunk_schema`]'s order; `repeated` holds the
+/// document id and the source of each row (offsets and bytes, see
+/// `columns::repeated_strings`).
+///
+/// # Errors
+/// An offset past what the column's type holds.
+pub fn arrays(columns: Columns, repeated: Repeated) -> Result<Vec<ArrayRef>, ParquetError> {
+    let [(id_offsets, id_bytes), (source_offsets, source_bytes)] = repeated;
+    let document_id =
+        StringArray::try_new(i32_offsets(&id_offsets)?, Buffer::from_vec(id_bytes), None)
+            .map_err(arrow)?;
+    let source = StringArray::try_new(
+        i32_offsets(&source_offsets)?,
+        Buffer::from_vec(source_bytes),
+        None,
+    )
+    .map_err(arrow)?;
+    let has_parent = NullBuffer::from(BooleanArray::from(columns.has_parent).values().clone());
+    let has_headings = NullBuffer::from(BooleanArray::from(columns.has_headings).values().clone());
+    let child_ids = list_of(
+        hex_ids(columns.child_ids, None)?,
+        &columns.child_offsets,
+        None,
+    )?;
+    let heading_values = StringArray::try_new(
+        i32_offsets(&columns.heading_text_offsets)?,
+        Buffer::from_vec(columns.heading_text),
+        None,
+    )
+    .map_err(arrow)?;
+    let headings = list_of(heading_values, &columns.heading_offsets, Some(has_headings))?;
+    let text = chunk_texts(columns.text_offsets, columns.text)?;
+    Ok(vec![
+        Arc::new(hex_ids(columns.id, None)?),
+        Arc::new(document_id),
+        Arc::new(source),
+        Arc::new(Int8Array::from(narrowed::<i8>(&columns.level, "level")?)),
+        Arc::new(Int32Array::from(narrowed::<i32>(&columns.index, "index")?)),
+        Arc::new(hex_ids(columns.parent_id, Some(has_parent))?),
+        Arc::new(child_ids),
+        Arc::new(Int64Array::from(columns.start_char)),
+        Arc::new(Int64Array::from(columns.end_char)),
+        Arc::new(Int64Array::from(columns.start_byte)),
+        Arc::new(Int64Array::from(columns.end_byte)),
+        Arc::new(text),
+        Arc::new(headings),
+    ])
+}
+
+/// Encodes one batch's rows as a row group of the encoder's file (any thread).
+///
+/// # Errors
+/// An offset past its column's type, or the encoder failing.
+pub fn encode(
+    encoder: &Encoder,
+    columns: Columns,
+    repeated: Repeated,
+) -> Result<EncodedGroup, ParquetError> {
+    let rows = columns.rows();
+    let arrays = arrays(columns, repeated)?;
+    let mut writers = encoder.factory.create_column_writers(0)?;
+    let mut next_writer = writers.iter_mut();
+    for (field, array) in encoder.schema.fields().iter().zip(&arrays) {
+        for leaf in compute_leaves(field, array)? {
+            next_writer
+                .next()
+                .ok_or_else(|| ParquetError::General("more leaves than columns".to_owned()))?
+                .write(&leaf)?;
+        }
+    }
+    let chunks = writers
+        .into_iter()
+        .map(parquet::arrow::arrow_writer::ArrowColumnWriter::close)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(EncodedGroup { chunks, rows })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markdown::Outline;
+    use crate::output::{columns, Document};
+    use crate::table::{SpanRecord, SpanTable};
+    use arrow_array::{Array, RecordBatch};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    fn batch_of(text: &'static str, source: &'static str) -> (Columns, Repeated) {
+        let table = SpanTable {
+            records: vec![
+                SpanRecord([1, 0, -1, 0, 7, 0, 7]),
+                SpanRecord([0, 0, 0, 0, 3, 0, 3]),
+                SpanRecord([0, 1, 0, 5, 7, 5, 7]),
+            ],
+        };
+        let document = Document {
+            text,
+            source,
+            document_id: "0123456789abcdef",
+            fingerprint: "f",
+        };
+        let mut columns = Columns::default();
+        let outline = (source == "a.md").then(|| Outline::parse(text));
+        columns.push_document(0, &document, &table, outline.as_ref());
+        let repeated = [
+            columns::repeated_strings(&["0123456789abcdef"], &columns.document),
+            columns::repeated_strings(&[source], &columns.document),
+        ];
+        (columns, repeated)
+    }
+
+    fn read(path: &Path) -> Vec<RecordBatch> {
+        let file = File::open(path).unwrap();
+        ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    #[test]
+    fn row_groups_encoded_anywhere_read_back_in_order() {
+        let folder = std::env::temp_dir().join(format!("spanchunk-parquet-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        for codec in [Codec::Snappy, Codec::Lz4, Codec::Uncompressed] {
+            let path = folder.join("out.parquet");
+            let mut file = ParquetFile::create(&path, codec).unwrap();
+            let encoder = file.encoder();
+            // Encoded on other threads, appended here in order.
+            let groups: Vec<EncodedGroup> = std::thread::scope(|scope| {
+                let handles: Vec<_> = [("# A\n\nxy", "a.md"), ("ab c\nxy", "b.txt")]
+                    .into_iter()
+                    .map(|(text, source)| {
+                        let encoder = encoder.clone();
+                        scope.spawn(move || {
+                            let (columns, repeated) = batch_of(text, source);
+                            encode(&encoder, columns, repeated).unwrap()
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|handle| handle.join().unwrap())
+                    .collect()
+            });
+            assert_eq!(
+                groups.iter().map(EncodedGroup::rows).collect::<Vec<_>>(),
+                [3, 3]
+            );
+            for group in groups {
+                file.append(group).unwrap();
+            }
+            file.finish().unwrap();
+            let batches = read(&path);
+            let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+            assert_eq!(rows, 6);
+            let first = &batches[0];
+            assert_eq!(first.schema().fields(), chunk_schema().fields());
+            let text = first
+                .column(11)
+                .as_any()
+                .downcast_ref::<LargeStringArray>()
+                .unwrap();
+            let all: Vec<&str> = batches
+                .iter()
+                .flat_map(|batch| {
+                    let column = batch.column(11).as_any().downcast_ref::<LargeStringArray>();
+                    column
+                        .unwrap()
+                        .iter()
+                        .map(Option::unwrap)
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            assert_eq!(text.value(0), "# A\n\nxy");
+            assert_eq!(all, ["# A\n\nxy", "# A", "xy", "ab c\nxy", "ab ", "xy"]);
+            let parent = batches[0].column(5);
+            assert!(parent.is_null(0) && !parent.is_null(1));
+            let headings = batches.iter().flat_map(|batch| {
+                let column = batch.column(12);
+                (0..column.len())
+                    .map(|row| column.is_null(row))
+                    .collect::<Vec<_>>()
+            });
+            assert_eq!(
+                headings.collect::<Vec<_>>(),
+                [false, false, false, true, true, true]
+            );
+            std::fs::remove_file(&path).unwrap();
+        }
+        std::fs::remove_dir(&folder).unwrap();
+    }
+
+    #[test]
+    fn codec_names() {
+        assert_eq!(Codec::named("lz4"), Ok(Codec::Lz4));
+        assert!(Codec::named("zstd")
+            .unwrap_err()
+            .contains("snappy, lz4 or none"));
+    }
+
+    #[test]
+    fn offsets_out_of_order_are_refused() {
+        assert!(chunk_texts(vec![0, 3, 2], b"abc".to_vec()).is_err());
+        assert!(chunk_texts(vec![0, 2], b"abc".to_vec()).is_err());
+        assert_eq!(
+            chunk_texts(vec![0, 1, 3], b"abc".to_vec())
+                .unwrap()
+                .value(1),
+            "bc"
+        );
+    }
+}
