@@ -18,7 +18,7 @@ use super::splitter::{splitters, PySplitter};
 use crate::engine::{tree, Splitter};
 use crate::ids;
 use crate::output::columns::{self, Columns};
-use crate::output::parquet::{self, EncodedGroup, Encoder};
+use crate::output::parquet::{EncodedGroup, Encoder, GroupEncoder};
 use crate::output::sizes::ChunkSizes;
 use crate::output::{self, files, jsonl, Document};
 
@@ -383,6 +383,7 @@ fn write_batch(
     expected_bytes: usize,
 ) -> (Written, Vec<Option<Failure>>, ChunkSizes) {
     let as_columns = parquet.is_some();
+    let mut group = parquet.map(GroupEncoder::new);
     let borrowed: Vec<Vec<&Splitter>> = chosen
         .levels
         .iter()
@@ -455,6 +456,14 @@ fn write_batch(
             jsonl::write_document(&mut jsonl_out, &document, &table, outline.as_ref());
         }
         document_ids[position] = document_id;
+        if columns.text.len() >= ENCODE_BYTES {
+            if let Some(Ok(encoder)) = group.as_mut() {
+                let slice = std::mem::take(&mut columns);
+                if let Err(error) = encode_slice(encoder, slice, &document_ids, sources) {
+                    group = Some(Err(error));
+                }
+            }
+        }
         for record in &table.records {
             sizes.push(
                 usize::try_from(record.0[0]).unwrap_or(0),
@@ -464,19 +473,35 @@ fn write_batch(
         failures.push(None);
     }
     output::recycle(file_bytes);
-    let written = if let Some(encoder) = parquet {
-        // Each row's document id and source, as the Parquet columns hold them.
-        let ids: Vec<&str> = document_ids.iter().map(String::as_str).collect();
-        let names: Vec<&str> = sources.iter().map(|source| &**source).collect();
-        let repeated = [
-            columns::repeated_strings(&ids, &columns.document),
-            columns::repeated_strings(&names, &columns.document),
-        ];
-        Written::Parquet(parquet::encode(encoder, columns, repeated))
-    } else {
-        Written::Jsonl(jsonl_out)
+    let written = match group {
+        Some(encoder) => Written::Parquet(encoder.and_then(|mut encoder| {
+            encode_slice(&mut encoder, columns, &document_ids, sources)?;
+            encoder.finish()
+        })),
+        None => Written::Jsonl(jsonl_out),
     };
     (written, failures, sizes)
+}
+
+/// Chunk text gathered before it is handed to the Parquet encoder: small enough to be
+/// copied into pages and compressed while it is still in the cache.
+const ENCODE_BYTES: usize = 1 << 20;
+
+/// Hands the rows gathered so far to the row group's encoder.
+fn encode_slice(
+    encoder: &mut GroupEncoder,
+    columns: Columns,
+    document_ids: &[String],
+    sources: &[PyBackedStr],
+) -> Result<(), ::parquet::errors::ParquetError> {
+    // Each row's document id and source, as the Parquet columns hold them.
+    let ids: Vec<&str> = document_ids.iter().map(String::as_str).collect();
+    let names: Vec<&str> = sources.iter().map(|source| &**source).collect();
+    let repeated = [
+        columns::repeated_strings(&ids, &columns.document),
+        columns::repeated_strings(&names, &columns.document),
+    ];
+    encoder.write(columns, repeated)
 }
 
 /// The batch as Python gets it.
