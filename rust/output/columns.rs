@@ -157,7 +157,7 @@ impl Columns {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -168,16 +168,21 @@ mod tests {
     }
     use crate::table::SpanRecord;
 
-    #[test]
-    fn columns_hold_every_row() {
-        let text = "# A\n\nxy";
-        let table = SpanTable {
+    /// A parent over bytes 0..7 of a 7-byte text and its two children, 0..3 and 5..7.
+    pub(crate) fn parent_and_two_children() -> SpanTable {
+        SpanTable {
             records: vec![
                 SpanRecord([1, 0, -1, 0, 7, 0, 7]),
                 SpanRecord([0, 0, 0, 0, 3, 0, 3]),
                 SpanRecord([0, 1, 0, 5, 7, 5, 7]),
             ],
-        };
+        }
+    }
+
+    #[test]
+    fn columns_hold_every_row() {
+        let text = "# A\n\nxy";
+        let table = parent_and_two_children();
         let document = Document {
             text,
             source: "n.md",

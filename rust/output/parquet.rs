@@ -439,18 +439,11 @@ mod tests {
     use super::*;
     use crate::markdown::Outline;
     use crate::output::{columns, Document};
-    use crate::table::{SpanRecord, SpanTable};
     use arrow_array::{Array, RecordBatch};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
     fn batch_of(text: &'static str, source: &'static str) -> (Columns, Repeated) {
-        let table = SpanTable {
-            records: vec![
-                SpanRecord([1, 0, -1, 0, 7, 0, 7]),
-                SpanRecord([0, 0, 0, 0, 3, 0, 3]),
-                SpanRecord([0, 1, 0, 5, 7, 5, 7]),
-            ],
-        };
+        let table = columns::tests::parent_and_two_children();
         let document = Document {
             text,
             source,
