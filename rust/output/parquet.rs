@@ -4,7 +4,7 @@
 //! arrow-rs's `parquet` crate, not pyarrow: pyarrow encodes a file's row groups one at a
 //! time on one thread (about 65 MB/s of input with snappy on the 2-core benchmark machine,
 //! a third of the job's speed with two workers), and it takes no column chunk encoded
-//! elsewhere. Here [`encode`] runs in the worker with the cut (GIL released) and
+//! elsewhere. Here a [`GroupEncoder`] runs in the worker with the cut (GIL released) and
 //! [`ParquetFile::append`] only copies the encoded pages to the file.
 //!
 //! Performance notes (`benches/cli.py`, the 99 MB folder; `benches/NOTES.md`): on one
@@ -420,20 +420,6 @@ impl GroupEncoder {
     }
 }
 
-/// Encodes one batch's rows as a row group of the encoder's file (any thread).
-///
-/// # Errors
-/// An offset past its column's type, or the encoder failing.
-pub fn encode(
-    encoder: &Encoder,
-    columns: Columns,
-    repeated: Repeated,
-) -> Result<EncodedGroup, ParquetError> {
-    let mut group = GroupEncoder::new(encoder)?;
-    group.write(columns, repeated)?;
-    group.finish()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -486,7 +472,9 @@ mod tests {
                         let encoder = encoder.clone();
                         scope.spawn(move || {
                             let (columns, repeated) = batch_of(text, source);
-                            encode(&encoder, columns, repeated).unwrap()
+                            let mut group = GroupEncoder::new(&encoder).unwrap();
+                            group.write(columns, repeated).unwrap();
+                            group.finish().unwrap()
                         })
                     })
                     .collect();

@@ -255,13 +255,13 @@ type ChunkerArgs<'py> = (Vec<Bound<'py, PySplitter>>, PyBackedStr);
 /// Each chunker's levels, parents first.
 type Levels = Vec<Vec<Arc<Splitter>>>;
 
-/// The chunkers' levels (owned, for the GIL-free part) and the chunker of each document
-/// (`chunker_of`, or 0 for all), checked.
+/// The chunkers' levels and fingerprints (owned, for the GIL-free part) and the chunker of
+/// each document (`chunker_of`, or 0 for all), checked.
 fn chunkers_of(
     chunkers: &[ChunkerArgs<'_>],
     chunker_of: Option<Vec<usize>>,
     documents: usize,
-) -> PyResult<(Levels, Vec<usize>)> {
+) -> PyResult<Chosen> {
     if chunkers.is_empty() {
         return Err(PyValueError::new_err(
             "pass at least one (levels, fingerprint) chunker",
@@ -280,11 +280,17 @@ fn chunkers_of(
             chunkers.len()
         )));
     }
-    let owned = chunkers
-        .iter()
-        .map(|(levels, _)| splitters(levels))
-        .collect();
-    Ok((owned, chosen))
+    Ok(Chosen {
+        levels: chunkers
+            .iter()
+            .map(|(levels, _)| splitters(levels))
+            .collect(),
+        fingerprints: chunkers
+            .iter()
+            .map(|(_, print)| (**print).to_owned())
+            .collect(),
+        of: chosen,
+    })
 }
 
 /// Cuts every document of a batch with its chunker (`chunkers`: (levels, fingerprint)
@@ -307,16 +313,11 @@ fn write_documents<'py>(
 ) -> PyResult<Batch<'py>> {
     check_sources(datas.len(), sources.len())?;
     let encoder = output_format(format, parquet.as_deref())?;
-    let (owned, chosen) = chunkers_of(&chunkers, chunker_of, datas.len())?;
-    let fingerprints: Vec<&str> = chunkers.iter().map(|(_, print)| &**print).collect();
+    let chosen = chunkers_of(&chunkers, chunker_of, datas.len())?;
     let expected = datas.iter().map(|data| data.len()).sum();
     let (written, failures, sizes) = super::detach(py, || {
         write_batch(
-            &Chosen {
-                levels: &owned,
-                fingerprints: &fingerprints,
-                of: &chosen,
-            },
+            &chosen,
             Inputs::Bytes(&datas),
             &sources,
             encoder.as_ref(),
@@ -348,15 +349,10 @@ fn write_files<'py>(
 ) -> PyResult<Batch<'py>> {
     check_sources(paths.len(), sources.len())?;
     let encoder = output_format(format, parquet.as_deref())?;
-    let (owned, chosen) = chunkers_of(&chunkers, chunker_of, paths.len())?;
-    let fingerprints: Vec<&str> = chunkers.iter().map(|(_, print)| &**print).collect();
+    let chosen = chunkers_of(&chunkers, chunker_of, paths.len())?;
     let (written, failures, sizes) = super::detach(py, || {
         write_batch(
-            &Chosen {
-                levels: &owned,
-                fingerprints: &fingerprints,
-                of: &chosen,
-            },
+            &chosen,
             Inputs::Files(&paths),
             &sources,
             encoder.as_ref(),
@@ -368,15 +364,15 @@ fn write_files<'py>(
 
 /// Each document's chunker: its levels and fingerprint are `levels[of[position]]` and
 /// `fingerprints[of[position]]`.
-struct Chosen<'a> {
-    levels: &'a [Vec<Arc<Splitter>>],
-    fingerprints: &'a [&'a str],
-    of: &'a [usize],
+struct Chosen {
+    levels: Levels,
+    fingerprints: Vec<String>,
+    of: Vec<usize>,
 }
 
 /// The GIL-free part of `write_documents` and `write_files`: every input cut and written.
 fn write_batch(
-    chosen: &Chosen<'_>,
+    chosen: &Chosen,
     inputs: Inputs<'_>,
     sources: &[PyBackedStr],
     parquet: Option<&Encoder>,
@@ -448,7 +444,7 @@ fn write_batch(
             text,
             source,
             document_id: &document_id,
-            fingerprint: chosen.fingerprints[chunker],
+            fingerprint: &chosen.fingerprints[chunker],
         };
         if as_columns {
             columns.push_document(position, &document, &table, outline.as_ref());

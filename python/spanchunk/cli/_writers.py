@@ -179,7 +179,8 @@ class JsonlWriter(Writer):
             self._atomic.discard()
 
 
-# Parquet's compressions (``--compression``), the default first.
+# Parquet's compressions (``--compression``), the default first: the names the core's
+# ``ParquetFile`` takes.
 PARQUET_COMPRESSIONS = ("snappy", "lz4", "none")
 
 
@@ -201,10 +202,6 @@ class ParquetWriter(Writer):
     batch_files = 4096
 
     def __init__(self, target: str, *, sync: bool = False, compression: str = "snappy") -> None:
-        if compression not in PARQUET_COMPRESSIONS:
-            raise OutputError(
-                f"--compression {compression}: use one of {', '.join(PARQUET_COMPRESSIONS)}"
-            )
         self._atomic = AtomicFile(target, sync=sync)
         # The core opens the temporary file by name: its descriptor is not needed.
         self._atomic.file.close()
@@ -221,9 +218,9 @@ class ParquetWriter(Writer):
         return CoreJob.of(chunkers, self.core_format, self._file.encoder())
 
     def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
-        """Append the batch's row group (``_core.ParquetGroup``) to the file."""
-        if written.rows:
-            self._file.append(written)
+        """Append the batch's row group (``_core.ParquetGroup``; an empty one writes
+        nothing) to the file."""
+        self._file.append(written)
 
     def commit(self) -> None:
         """Write the footer, then rename the file into place."""
