@@ -163,6 +163,23 @@ def check_round_trip(records: list[dict[str, Any]]) -> None:
             assert record["id"] in by_id[record["parent_id"]]["child_ids"]
 
 
+def preorder(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """JSON Lines records (each document's levels from the top) in the Parquet order: each
+    document's top chunks in reading order, each followed by its subtree."""
+    by_id = {record["id"]: record for record in records}
+    order: list[dict[str, Any]] = []
+
+    def visit(record: dict[str, Any]) -> None:
+        order.append(record)
+        for child in record["child_ids"]:
+            visit(by_id[child])
+
+    for record in records:
+        if record["parent_id"] is None:
+            visit(record)
+    return order
+
+
 def test_jsonl_round_trips(tree: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     assert run(str(tree), "--parent-size", "120", "--child-size", "30", "-o", str(out)) == 0
@@ -186,7 +203,9 @@ def test_parquet_round_trips_and_matches_jsonl(tree: Path, tmp_path: Path) -> No
     for row in rows:
         if row["headings"] is None:
             del row["headings"]
-    assert rows == expected
+    # The same records, each parent followed by its children.
+    assert rows == preorder(expected)
+    assert [row["level"] for row in rows[:3]] == [1, 0, 0]
     check_round_trip(rows)
 
 
@@ -222,7 +241,8 @@ def test_parquet_compressions_read_everywhere(tree: Path, tmp_path: Path, compre
     codec = pq.read_metadata(out).row_group(0).column(11).compression
     # pyarrow names LZ4_RAW, the codec written, "LZ4".
     assert codec == {"snappy": "SNAPPY", "lz4": "LZ4", "none": "UNCOMPRESSED"}[compression]
-    expected = [json.loads(line)["text"] for line in jsonl.read_text("utf-8").splitlines()]
+    records = [json.loads(line) for line in jsonl.read_text("utf-8").splitlines()]
+    expected = [record["text"] for record in preorder(records)]
     assert pq.read_table(out).column("text").to_pylist() == expected
     assert polars.read_parquet(out)["text"].to_list() == expected
     rows = duckdb.sql(f"select text from '{out}'").fetchall()

@@ -155,6 +155,22 @@ impl Family {
     pub fn children_of(&self, row: usize) -> &[usize] {
         &self.children[self.bounds[row]..self.bounds[row + 1]]
     }
+
+    /// Every row in pre-order: each top-level row, then its subtree, each parent followed
+    /// by its children in reading order.
+    #[must_use]
+    pub fn preorder(&self) -> Vec<usize> {
+        let mut order = Vec::with_capacity(self.parents.len());
+        let mut pending: Vec<usize> = Vec::new();
+        for root in (0..self.parents.len()).filter(|&row| self.parents[row].is_none()) {
+            pending.push(root);
+            while let Some(row) = pending.pop() {
+                order.push(row);
+                pending.extend(self.children_of(row).iter().rev());
+            }
+        }
+        order
+    }
 }
 
 /// The heading path (outermost first) of a chunk starting at `start_byte`.
@@ -205,6 +221,7 @@ mod tests {
         assert_eq!(family.children_of(0), &[2, 3]);
         assert_eq!(family.children_of(1), &[4]);
         assert!(family.children_of(2).is_empty());
+        assert_eq!(family.preorder(), vec![0, 2, 3, 1, 4]);
         let hex = hex_id(family.ids[3]);
         assert_eq!(
             std::str::from_utf8(&hex).unwrap(),

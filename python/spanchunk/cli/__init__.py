@@ -3,11 +3,12 @@
 ``spanchunk chunk PATH...`` reads files and folders (folders recursively, in sorted order,
 hidden files and folders skipped, ``--include``/``--exclude`` globs as ripgrep's ``-g``),
 cuts every file with a :class:`~spanchunk.ParentChildChunker` on ``--workers`` threads and
-writes one record per chunk, the parents of a document first, then its children, in input
-order: JSON Lines (``.jsonl`` or ``-``, stdout), Parquet (``.parquet``), or the SQLite store
-(``.sqlite``, a ``SqliteRegistry`` file, updated incrementally when it exists). Binary files
-are skipped and counted; files that are not UTF-8, or cannot be read, are reported on stderr
-and skipped; the others go on.
+writes one record per chunk in input order (each document's parents first, then its
+children; in Parquet, each parent followed by its children): JSON Lines (``.jsonl`` or
+``-``, stdout), Parquet (``.parquet``), or the SQLite store (``.sqlite``, a
+``SqliteRegistry`` file, updated incrementally when it exists). Binary files are skipped and
+counted; files that are not UTF-8, or cannot be read, are reported on stderr and skipped;
+the others go on.
 
 Example:
     >>> from spanchunk.cli import main
@@ -117,7 +118,8 @@ object per chunk, the parents of a document first, with the keys id, document_id
 level (1: parent, 0: child), index, parent_id, child_ids, start_char, end_char, start_byte,
 end_byte and text; chunks of Markdown files also have headings (the heading path, outermost
 first). Parquet (.parquet; --compression snappy, lz4 or none): one row per chunk, the
-same fields as typed columns. Records come in input order whatever --workers.
+same fields as typed columns, each parent followed by its children. Records come in input
+order whatever --workers.
 SQLite (.sqlite, .sqlite3, .db): the store spanchunk.SqliteRegistry(FILE) opens, parents
 and children, each file one document whose id is its path (normalised).
 
