@@ -169,6 +169,8 @@ impl Family {
                 pending.extend(self.children_of(row).iter().rev());
             }
         }
+        // Every row has a parent above it or none: each is reached once.
+        debug_assert_eq!(order.len(), self.parents.len());
         order
     }
 }
