@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 import spanchunk.cli._writers as writers
+from _strategies import texts
 from conftest import corpus_root
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from spanchunk import Document, ParentChildChunker
 from spanchunk.cli import main, parquet_schema
 
@@ -166,13 +170,14 @@ def check_round_trip(records: list[dict[str, Any]]) -> None:
 def preorder(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """JSON Lines records (each document's levels from the top) in the Parquet order: each
     document's top chunks in reading order, each followed by its subtree."""
-    by_id = {record["id"]: record for record in records}
+    # By source too: identical files have the same ids (JSON Lines ids hash the text).
+    by_id = {(record["source"], record["id"]): record for record in records}
     order: list[dict[str, Any]] = []
 
     def visit(record: dict[str, Any]) -> None:
         order.append(record)
         for child in record["child_ids"]:
-            visit(by_id[child])
+            visit(by_id[record["source"], child])
 
     for record in records:
         if record["parent_id"] is None:
@@ -362,3 +367,51 @@ def test_summary_counts_and_percentiles(
     assert "parents (chars): p50" in err
     assert "children (chars): p50" in err
     assert "MB/s" in err
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    documents=st.lists(st.tuples(texts, st.booleans()), min_size=1, max_size=5),
+    parent_size=st.integers(20, 300),
+    child_share=st.integers(2, 6),
+)
+def test_outputs_agree_on_hostile_text(
+    documents: list[tuple[str, bool]], parent_size: int, child_share: int
+) -> None:
+    # Plain and Markdown files of hostile Unicode (NULs make some binary: skipped by both):
+    # JSON Lines is json.dumps of each chunk, Parquet the same records in pre-order, and
+    # every chunk's text is its span of its file.
+    pq = pytest.importorskip("pyarrow.parquet")
+    child_size = max(1, parent_size // child_share)
+    root = Path(tempfile.mkdtemp(prefix="spanchunk-outputs-"))
+    try:
+        folder = root / "in"
+        folder.mkdir()
+        for number, (text, markdown) in enumerate(documents):
+            name = f"{number:02d}.{'md' if markdown else 'txt'}"
+            (folder / name).write_bytes(text.encode("utf-8"))
+        kept = [
+            path for path in sorted_files(folder) if b"\x00" not in Path(path).read_bytes()[:8192]
+        ]
+        assume(kept)  # with every file binary the run fails, as it should (tested apart)
+        settings_args = ["--parent-size", str(parent_size), "--child-size", str(child_size)]
+        jsonl, parquet = root / "out.jsonl", root / "out.parquet"
+        assert run(str(folder), *settings_args, "-o", str(jsonl)) == 0
+        assert run(str(folder), *settings_args, "-o", str(parquet)) == 0
+        expected = reference_jsonl(kept, parent_size=parent_size, child_size=child_size)
+        assert jsonl.read_bytes() == expected
+        # Records end at "\n" only: U+0085 and U+2028 are text inside them.
+        lines = expected.decode("utf-8").split("\n")[:-1]
+        records = [json.loads(line) for line in lines]
+        rows = pq.read_table(parquet).to_pylist()
+        for row in rows:
+            if row["headings"] is None:
+                del row["headings"]
+        assert rows == preorder(records)
+        check_round_trip(rows)
+    finally:
+        shutil.rmtree(root)

@@ -95,6 +95,25 @@ def test_binary_files_are_counted_not_listed(
     assert "image.png: binary" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ".sqlite"])
+def test_a_run_with_nothing_to_chunk_fails_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.bin").write_bytes(b"\x00\x01")
+    (folder / "b.txt").write_bytes(b"text with a NUL\x00")
+    out = tmp_path / f"out{suffix}"
+    assert run(str(folder), "-o", str(out)) == 1
+    assert "spanchunk: error: no file could be chunked" in capsys.readouterr().err
+    assert run(str(tmp_path / "in" / "nothing-here"), "-o", str(out)) == 1
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run(str(empty), "-o", str(out)) == 1
+    assert "spanchunk: error: no files found" in capsys.readouterr().err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["empty", "in"]
+
+
 def test_not_utf8_is_reported_once_each(
     tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
