@@ -16,7 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 import spanchunk.integrations.ray as module
 from conftest import corpus_root, read_document
-from spanchunk import Document, ParentChildChunker
+from spanchunk import Chunk, Document, ParentChildChunker
+from spanchunk.cli import main
 from spanchunk.integrations.ray import ChunkBatches, chunk_batch, chunk_schema, spark_schema
 
 # Ray Data's DataContext sets its deprecated fields from its own __init__ (a dataclass), which
@@ -62,6 +63,16 @@ def ray_local() -> Iterator[object]:
         ray.shutdown()
 
 
+def in_preorder(tree: list[Chunk]) -> list[Chunk]:
+    """A tree, levels from the top, as each parent followed by its children (recursively)."""
+    by_id = {chunk.id: chunk for chunk in tree}
+
+    def subtree(chunk: Chunk) -> list[Chunk]:
+        return [chunk, *(c for child in chunk.child_ids for c in subtree(by_id[child]))]
+
+    return [c for chunk in tree if chunk.parent_id is None for c in subtree(chunk)]
+
+
 def test_batch_function_matches_the_chunker() -> None:
     table = corpus_table().slice(0, 12)
     chunks = ChunkBatches(**SETTINGS)(table)
@@ -70,7 +81,14 @@ def test_batch_function_matches_the_chunker() -> None:
     expected = [
         chunk
         for row in table.to_pylist()
-        for chunk in chunker.chunk_tree(Document(row["text"], id=row["id"]))
+        for chunk in in_preorder(chunker.chunk_tree(Document(row["text"], id=row["id"])))
+    ]
+    assert [chunk.level for chunk in expected[:3]] == [1, 0, 0]
+    three = ChunkBatches(sizes=[1000, 300, 80], metadata_columns=())
+    assert three(table).column("id").to_pylist() == [
+        chunk.id
+        for row in table.to_pylist()
+        for chunk in in_preorder(three.chunker.chunk_tree(Document(row["text"], id=row["id"])))
     ]
     assert chunks.column("id").to_pylist() == [chunk.id for chunk in expected]
     assert chunks.column("text").to_pylist() == [chunk.text for chunk in expected]
@@ -106,6 +124,23 @@ def test_levels_column_names_and_headings() -> None:
         ChunkBatches()(table)
     with pytest.raises(TypeError, match="null texts"):
         ChunkBatches()(pa.table({"text": ["ok", None]}))
+
+
+@pytest.mark.parametrize("markdown", [False, True])
+def test_rows_are_the_command_lines_parquet_rows(tmp_path: Path, markdown: bool) -> None:
+    # The corpus's files as a table (no id column: ids hash the text, as the command line's
+    # do) give the command line's Parquet rows, in its order, and a metadata column.
+    root = corpus_root()
+    if not root.is_dir():
+        pytest.skip(f"corpus folder {root} is absent: set SPANCHUNK_CORPUS (CI always has it)")
+    paths = sorted(p for p in root.glob("*/*") if p.is_file() and p.suffix in {".md", ".txt"})
+    out = tmp_path / "cli.parquet"
+    argv = ["chunk", *map(str, paths), "--format", "markdown" if markdown else "text"]
+    assert main([*argv, "-o", str(out)]) == 0
+    table = pa.table({"text": [read_document(p) for p in paths], "source": list(map(str, paths))})
+    chunks = ChunkBatches(**SETTINGS, markdown=markdown, metadata_columns=())(table)
+    assert set(chunks.column("metadata").to_pylist()) == {"{}"}
+    assert chunks.drop_columns(["metadata"]).equals(pq.read_table(out))
 
 
 def test_spark_schema_names_every_column() -> None:
