@@ -369,11 +369,7 @@ def test_summary_counts_and_percentiles(
     assert "MB/s" in err
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     documents=st.lists(st.tuples(texts, st.booleans()), min_size=1, max_size=5),
     parent_size=st.integers(20, 300),

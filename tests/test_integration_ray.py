@@ -27,11 +27,16 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.con
 SETTINGS = {"parent_size": 2000, "child_size": 400}
 
 
-def corpus_table() -> pa.Table:
+def corpus_paths() -> list[Path]:
     root = corpus_root()
     if not root.is_dir():
         pytest.skip(f"corpus folder {root} is absent: set SPANCHUNK_CORPUS (CI always has it)")
-    paths = sorted(p for p in root.glob("*/*") if p.is_file() and p.suffix in {".md", ".txt"})
+    return sorted(p for p in root.glob("*/*") if p.is_file() and p.suffix in {".md", ".txt"})
+
+
+def corpus_table() -> pa.Table:
+    root = corpus_root()
+    paths = corpus_paths()
     return pa.table(
         {
             "id": [str(p.relative_to(root)) for p in paths],
@@ -130,10 +135,7 @@ def test_levels_column_names_and_headings() -> None:
 def test_rows_are_the_command_lines_parquet_rows(tmp_path: Path, markdown: bool) -> None:
     # The corpus's files as a table (no id column: ids hash the text, as the command line's
     # do) give the command line's Parquet rows, in its order, and a metadata column.
-    root = corpus_root()
-    if not root.is_dir():
-        pytest.skip(f"corpus folder {root} is absent: set SPANCHUNK_CORPUS (CI always has it)")
-    paths = sorted(p for p in root.glob("*/*") if p.is_file() and p.suffix in {".md", ".txt"})
+    paths = corpus_paths()
     out = tmp_path / "cli.parquet"
     argv = ["chunk", *map(str, paths), "--format", "markdown" if markdown else "text"]
     assert main([*argv, "-o", str(out)]) == 0
