@@ -199,7 +199,13 @@ def cut_for_store(
 @final
 class StoreWriter:
     def __new__(
-        cls, path: str, setup: str, insert_chunk: str, insert_document: str, delete_chunks: str
+        cls,
+        path: str,
+        setup: str,
+        insert_chunk: str,
+        insert_chunks: str,
+        insert_document: str,
+        delete_chunks: str,
     ) -> StoreWriter: ...
     def write(self, batches: Sequence[StoreBatch]) -> None: ...
     def finish(self, sql: str) -> None: ...

@@ -16,7 +16,7 @@ SCHEMA_VERSION = 3
 APPLICATION_ID = int.from_bytes(b"spch", "big")
 
 #: The index ``window``, ``delete_document`` and ``upsert`` look documents up by (a bulk
-#: load into a new file may drop it and build it once at the end: it is the same index).
+#: load into a new file keeps it: see ``BULK_LOAD_SETUP``).
 POSITION_INDEX = "CREATE INDEX IF NOT EXISTS chunks_position ON chunks (document_id, level, idx)"
 #: Chunk ids are unique. Schema 3 says so with this index instead of a ``UNIQUE`` column
 #: constraint (whose index SQLite makes itself and cannot drop): the same index and the same
@@ -90,24 +90,34 @@ REFRESH_FILE_STATE = (
     "WHERE document_id = ?"
 )
 #: A new store filled in bulk (``_core.StoreWriter``, by the command line): a temporary file
-#: until it is renamed into place, so no journal and no syncs (a failed run removes it); the
-#: indexes dropped here and built once at the end, from the sorted rows, so that the load
-#: only appends to the table.
-BULK_LOAD_SETUP = (
-    "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
-    "DROP INDEX chunks_id; DROP INDEX chunks_position;"
-)
-#: The indexes are sorted on up to ``SORT_THREADS`` helper threads (SQLite's ``PRAGMA
-#: threads``; its default is none): the two builds took 0.65-0.77 s instead of 0.86-0.92 on
+#: until it is renamed into place, so no journal and no syncs (a failed run removes it). The
+#: id index is dropped here and built once at the end, from the sorted ids: ids come in
+#: random order, and inserting them into the index made the load three times slower. The
+#: position index stays: documents come in the walk's (sorted) order, so its keys are
+#: nearly appended, and keeping it moves its cost (about 0.12 s of the 99 MB folder of
+#: ``benches/cli.py``, the same either way) from the end of the run, where nothing else
+#: runs, into the load, while the workers cut (2 workers: 0.69 -> 0.65 s); it also serves
+#: the delete of a document id that comes twice.
+BULK_LOAD_SETUP = "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; DROP INDEX chunks_id;"
+#: The id index is sorted on up to ``SORT_THREADS`` helper threads (SQLite's ``PRAGMA
+#: threads``; its default is none): the builds took 0.65-0.77 s instead of 0.86-0.92 on
 #: the 2-core machine of ``benches/cli.py``, whose workers are idle by then. A larger cache
 #: for the sorts was slower (0.9-1.1 s with 64 MiB).
 SORT_THREADS = 2
-BULK_LOAD_FINISH = (
-    f"PRAGMA threads = {SORT_THREADS}; {ID_INDEX}; {POSITION_INDEX}; PRAGMA journal_mode = WAL;"
-)
+BULK_LOAD_FINISH = f"PRAGMA threads = {SORT_THREADS}; {ID_INDEX}; PRAGMA journal_mode = WAL;"
 #: Chunks inserted, not upserted (the core deletes a document's chunks first when its id
 #: comes twice; ids of distinct documents differ).
-BULK_INSERT_CHUNK = f"INSERT INTO chunks ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_ROW_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+BULK_INSERT_CHUNK = f"INSERT INTO chunks ({COLUMNS}) VALUES {_ROW_VALUES}"
+#: Rows are inserted ``BULK_ROWS`` to a statement: SQLite runs the statement's program
+#: (opening the table's and the position index's cursors, ...) once per statement, not per
+#: row (the 99 MB folder on 2 workers: 0.65 s with one row a statement, 0.59 s with 8, 0.61
+#: with 32; ``rust/store/sqlite.rs``). The rows that do not fill a statement at the end of
+#: a batch, or before a document id that comes twice is deleted, go in one by one.
+BULK_ROWS = 8
+BULK_INSERT_CHUNKS = f"INSERT INTO chunks ({COLUMNS}) VALUES " + ", ".join(
+    [_ROW_VALUES] * BULK_ROWS
+)
 BULK_INSERT_DOCUMENT = UPSERT_DOCUMENT
 BULK_DELETE_CHUNKS = "DELETE FROM chunks WHERE document_id = ?"
 SELECT = f"SELECT {COLUMNS} FROM chunks"

@@ -235,11 +235,13 @@ impl PyStoreWriter {
         path: PathBuf,
         setup: &str,
         insert_chunk: &str,
+        insert_chunks: &str,
         insert_document: &str,
         delete_chunks: &str,
     ) -> PyResult<Self> {
         let statements = Statements {
             insert_chunk,
+            insert_chunks,
             insert_document,
             delete_chunks,
         };

@@ -14,17 +14,27 @@
 //!   inserts took 1.3 s; with no index at all during the load (a new store's indexes are
 //!   dropped by the caller and built at the end, one sort each) 0.65-0.9 s, plus 0.7 s for
 //!   building both indexes: 1.5 s against 2.5 s.
-//! - Kept the documents' index during the load instead (its keys come nearly in order): the
-//!   load took 0.4 s more and the end 0.3 s less. A 64 MiB cache, `mmap_size` and one
+//! - The position index (`document_id, level, idx`) kept during the load (its keys come
+//!   nearly in order): on a loaded machine the load took 0.4 s more and the end 0.3 s less;
+//!   on a quiet one 0.12 s more and 0.12 s less, and since the load runs while the workers
+//!   cut and the end runs alone, two workers finish 6% sooner (0.69 -> 0.65 s), so the
+//!   caller keeps it (`_store_schema.BULK_LOAD_SETUP`). A 64 MiB cache, `mmap_size` and one
 //!   transaction for the whole load instead of one per batch: no difference beyond the
 //!   noise. `PRAGMA threads = 2` for the index sorts, measured alone on the built table
 //!   (alternating, four runs each): 0.65-0.77 s against 0.86-0.92, so the caller's finishing
 //!   statements set it (`_store_schema.BULK_LOAD_FINISH`).
+//! - Several rows a statement (`Statements::insert_chunks`, `VALUES (...), (...)`): each
+//!   execution of an `INSERT` opens the table's and the position index's cursors and runs
+//!   the statement's program from its start, once per statement, not per row. On the quiet
+//!   2-core machine (best of 5, alternated): 1 row a statement, one worker 1.00 s and two
+//!   0.65 s; 8 rows 0.93 and 0.59 s; 32 rows 0.94 and 0.61; 128 rows 0.95 and 0.62. The
+//!   writer's inserts went 0.43-0.46 -> 0.38-0.39 s. Eight it is
+//!   (`_store_schema.BULK_ROWS`).
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, Statement};
 
 use super::DocumentRows;
 use crate::error::ChunkError;
@@ -73,12 +83,18 @@ impl<'a> StoredDocument<'a> {
     }
 }
 
+/// The values a chunk's row binds: the columns of the module `store`.
+const CHUNK_COLUMNS: usize = 12;
+
 /// The statements of a bulk load, their values bound by position.
 #[derive(Debug, Clone, Copy)]
 pub struct Statements<'a> {
     /// Inserts one chunk: the twelve columns of the module `store`, in that order (a plain
     /// `INSERT`: see [`BulkWriter::write`] for a document id that comes twice).
     pub insert_chunk: &'a str,
+    /// Inserts several chunks at once, the same columns for each (`VALUES (...), (...)`):
+    /// how many is its number of parameters over twelve. Most rows go in through it.
+    pub insert_chunks: &'a str,
     /// Inserts (or replaces) one document: its id, content hash, and the four numbers of
     /// its `file_state` (NULL where None).
     pub insert_document: &'a str,
@@ -90,6 +106,9 @@ pub struct Statements<'a> {
 pub struct BulkWriter {
     connection: Connection,
     insert_chunk: String,
+    insert_chunks: String,
+    /// How many rows `insert_chunks` inserts.
+    rows_per_insert: usize,
     insert_document: String,
     delete_chunks: String,
     /// The ids of the documents written so far.
@@ -107,21 +126,32 @@ impl BulkWriter {
     /// a bulk load).
     ///
     /// # Errors
-    /// `SQLite` cannot open the file or run `setup`.
+    /// `SQLite` cannot open the file or run `setup`, or a statement does not fit the
+    /// schema, or the chunk inserts do not take twelve values a row.
     pub fn open(path: &Path, setup: &str, statements: Statements<'_>) -> Result<Self, ChunkError> {
         let connection = Connection::open(path)?;
         connection.execute_batch(setup)?;
         // Checked now, not at the first batch: a statement that does not fit the schema.
-        for sql in [
-            statements.insert_chunk,
-            statements.insert_document,
-            statements.delete_chunks,
-        ] {
+        for sql in [statements.insert_document, statements.delete_chunks] {
             connection.prepare_cached(sql)?;
+        }
+        let one = connection
+            .prepare_cached(statements.insert_chunk)?
+            .parameter_count();
+        let many = connection
+            .prepare_cached(statements.insert_chunks)?
+            .parameter_count();
+        if one != CHUNK_COLUMNS || many == 0 || many % CHUNK_COLUMNS != 0 {
+            return Err(ChunkError::Store(format!(
+                "the chunk inserts take {one} and {many} values: they must take {CHUNK_COLUMNS} \
+                 a row, for one row and for several"
+            )));
         }
         Ok(Self {
             connection,
             insert_chunk: statements.insert_chunk.to_owned(),
+            insert_chunks: statements.insert_chunks.to_owned(),
+            rows_per_insert: many / CHUNK_COLUMNS,
             insert_document: statements.insert_document.to_owned(),
             delete_chunks: statements.delete_chunks.to_owned(),
             written: HashSet::new(),
@@ -145,34 +175,33 @@ impl BulkWriter {
         let transaction = self.connection.transaction()?;
         let mut batch_ids = HashSet::new();
         {
-            let mut chunk = transaction.prepare_cached(&self.insert_chunk)?;
+            let mut one = transaction.prepare_cached(&self.insert_chunk)?;
+            let mut many = transaction.prepare_cached(&self.insert_chunks)?;
             let mut document_row = transaction.prepare_cached(&self.insert_document)?;
+            // Rows waiting for a full `insert_chunks`: a document and its row.
+            let mut pending: Vec<(StoredDocument<'a>, usize)> =
+                Vec::with_capacity(self.rows_per_insert);
             for stored in documents {
                 let document = stored.document;
                 if self.written.contains(document.document_id)
                     || !batch_ids.insert(document.document_id.to_owned())
                 {
+                    // The id's earlier rows go in before the delete that removes them.
+                    insert_one_by_one(&mut one, &pending)?;
+                    pending.clear();
                     transaction
                         .prepare_cached(&self.delete_chunks)?
                         .execute([document.document_id])?;
                 }
-                for (row, record) in stored.table.records.iter().enumerate() {
-                    let [level, index, _, start_byte, end_byte, start_char, end_char] = record.0;
-                    let text = stored.chunk_text(row)?;
-                    chunk.execute(params![
-                        stored.rows.id(row),
-                        text,
-                        document.document_id,
-                        index,
-                        level,
-                        start_char,
-                        end_char,
-                        start_byte,
-                        end_byte,
-                        stored.rows.parent_id(row),
-                        stored.rows.child_ids(row),
-                        stored.rows.metadata(row),
-                    ])?;
+                for row in 0..stored.table.records.len() {
+                    pending.push((stored, row));
+                    if pending.len() == self.rows_per_insert {
+                        for (position, &(stored, row)) in pending.iter().enumerate() {
+                            bind_chunk(&mut many, position * CHUNK_COLUMNS, stored, row)?;
+                        }
+                        many.raw_execute()?;
+                        pending.clear();
+                    }
                 }
                 let [size, mtime_ns, ctime_ns, inode] = match stored.file_state {
                     Some(state) => state.map(Some),
@@ -187,6 +216,7 @@ impl BulkWriter {
                     inode
                 ])?;
             }
+            insert_one_by_one(&mut one, &pending)?;
         }
         transaction.commit()?;
         self.written.extend(batch_ids);
@@ -205,6 +235,42 @@ impl BulkWriter {
     }
 }
 
+/// Binds row `row` of `stored` to the twelve parameters of `statement` after the first
+/// `before`.
+fn bind_chunk(
+    statement: &mut Statement<'_>,
+    before: usize,
+    stored: StoredDocument<'_>,
+    row: usize,
+) -> Result<(), ChunkError> {
+    let [level, index, _, start_byte, end_byte, start_char, end_char] = stored.table.records[row].0;
+    statement.raw_bind_parameter(before + 1, stored.rows.id(row))?;
+    statement.raw_bind_parameter(before + 2, stored.chunk_text(row)?)?;
+    statement.raw_bind_parameter(before + 3, stored.document.document_id)?;
+    statement.raw_bind_parameter(before + 4, index)?;
+    statement.raw_bind_parameter(before + 5, level)?;
+    statement.raw_bind_parameter(before + 6, start_char)?;
+    statement.raw_bind_parameter(before + 7, end_char)?;
+    statement.raw_bind_parameter(before + 8, start_byte)?;
+    statement.raw_bind_parameter(before + 9, end_byte)?;
+    statement.raw_bind_parameter(before + 10, stored.rows.parent_id(row))?;
+    statement.raw_bind_parameter(before + 11, stored.rows.child_ids(row))?;
+    statement.raw_bind_parameter(before + 12, stored.rows.metadata(row))?;
+    Ok(())
+}
+
+/// Inserts `rows` with the one-row statement `one`.
+fn insert_one_by_one(
+    one: &mut Statement<'_>,
+    rows: &[(StoredDocument<'_>, usize)],
+) -> Result<(), ChunkError> {
+    for &(stored, row) in rows {
+        bind_chunk(one, 0, stored, row)?;
+        one.raw_execute()?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,6 +285,9 @@ mod tests {
         file_ctime_ns INTEGER, file_inode INTEGER);";
     const STATEMENTS: Statements<'static> = Statements {
         insert_chunk: "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        // Two rows a statement: the tests' documents go in through both statements.
+        insert_chunks: "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), \
+            (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         insert_document: "INSERT OR REPLACE INTO documents (document_id, content_hash, \
             file_size, file_mtime_ns, file_ctime_ns, file_inode) VALUES (?, ?, ?, ?, ?, ?)",
         delete_chunks: "DELETE FROM chunks WHERE document_id = ?",
@@ -428,6 +497,13 @@ mod tests {
             ..STATEMENTS
         };
         assert!(BulkWriter::open(&path, "", nowhere).is_err());
+        let uneven = Statements {
+            insert_chunks: "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), \
+                (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+            ..STATEMENTS
+        };
+        let error = BulkWriter::open(&path, "", uneven).unwrap_err();
+        assert!(error.to_string().contains("12 a row"), "{error}");
         std::fs::remove_file(&path).unwrap();
     }
 }

@@ -318,6 +318,7 @@ class SqliteWriter(Writer):
         from spanchunk._store_schema import (  # noqa: PLC0415
             BULK_DELETE_CHUNKS,
             BULK_INSERT_CHUNK,
+            BULK_INSERT_CHUNKS,
             BULK_INSERT_DOCUMENT,
             BULK_LOAD_SETUP,
         )
@@ -333,6 +334,7 @@ class SqliteWriter(Writer):
                     self._temp_path,
                     BULK_LOAD_SETUP,
                     BULK_INSERT_CHUNK,
+                    BULK_INSERT_CHUNKS,
                     BULK_INSERT_DOCUMENT,
                     BULK_DELETE_CHUNKS,
                 )

@@ -11,7 +11,7 @@ Example (a local Ray; on a cluster, ``ray.init(address="auto")`` and a shared pa
 .. code-block:: python
 
     import ray
-from spanchunk.integrations.ray import ChunkBatches
+    from spanchunk.integrations.ray import ChunkBatches
 
     documents = ray.data.read_parquet("s3://bucket/documents/")  # columns: id, text, ...
     chunks = documents.map_batches(
