@@ -161,7 +161,8 @@ impl BulkWriter {
     /// Inserts every row of `documents` and their documents' rows, in one transaction.
     ///
     /// Chunks are inserted, not upserted: an upsert seeks the unique id index twice a row,
-    /// and took a third more time. A document id that comes a second time (two paths that
+    /// and took a third more time. They go in `insert_chunks` at a time, the rest of the
+    /// batch one by one. A document id that comes a second time (two paths that
     /// normalise to one, through a link) first has its earlier chunks deleted, so the last
     /// file wins, as in an update of an existing store.
     ///
@@ -223,7 +224,7 @@ impl BulkWriter {
         Ok(())
     }
 
-    /// Runs `sql` (the indexes built at the end, the journal mode the store keeps) and
+    /// Runs `sql` (the id index built at the end, the journal mode the store keeps) and
     /// closes the connection.
     ///
     /// # Errors
