@@ -145,6 +145,25 @@ def test_rows_are_the_command_lines_parquet_rows(tmp_path: Path, markdown: bool)
     assert chunks.drop_columns(["metadata"]).equals(pq.read_table(out))
 
 
+def test_empty_batches_blank_texts_and_bad_ids() -> None:
+    batches = ChunkBatches(500, 100)
+    empty = batches(pa.table({"text": pa.array([], pa.string())}))
+    assert empty.num_rows == 0
+    assert empty.schema == chunk_schema()
+    # Blank texts have no chunks; the one text that has gets both levels, valid as Arrow.
+    chunks = batches(pa.table({"text": ["", "  \n ", "a b c"], "id": [None, None, "doc"]}))
+    chunks.validate(full=True)
+    assert chunks.column("text").to_pylist() == ["a b c", "a b c"]
+    assert chunks.column("document_id").to_pylist() == ["doc", "doc"]
+    assert chunks.column("parent_id").to_pylist() == [None, chunks.column("id")[0].as_py()]
+    assert chunks.column("child_ids").to_pylist() == [[chunks.column("id")[1].as_py()], []]
+    assert chunks.column("headings").null_count == 2
+    with pytest.raises(ValueError, match="cannot be empty"):
+        batches(pa.table({"text": ["x"], "id": [""]}))
+    with pytest.raises(TypeError, match="must be a str"):
+        batches(pa.table({"text": ["x"], "id": [3]}))
+
+
 def test_spark_schema_names_every_column() -> None:
     ddl = spark_schema()
     assert [part.split()[0].strip("`") for part in ddl.split(", ")] == chunk_schema().names

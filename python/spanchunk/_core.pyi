@@ -162,6 +162,12 @@ def write_files(
     parquet: ParquetEncoder | None = None,
     chunker_of: Sequence[int] | None = None,
 ) -> tuple[JsonlBatch | ParquetGroup, list[tuple[str, str] | None], ChunkSizes]: ...
+def chunk_columns(
+    levels: Sequence[Splitter],
+    fingerprint: str,
+    texts: Sequence[str],
+    document_ids: Sequence[str | None],
+) -> tuple[dict[str, np.ndarray], list[str]]: ...
 
 @final
 class ParquetFile:

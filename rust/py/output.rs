@@ -1,6 +1,8 @@
 //! Bindings of the command line job's writers (`output/`): a batch of files' bytes in, the
 //! bytes of its JSON Lines records (or its Parquet row group, encoded) out, every pass over
-//! the text (UTF-8 check, cutting, ids, escaping, encoding) done with the GIL released.
+//! the text (UTF-8 check, cutting, ids, escaping, encoding) done with the GIL released; and
+//! the same columns for Ray's batch function (`chunk_columns`), handed over as numpy arrays
+//! that pyarrow wraps without a copy.
 
 // PyO3 hands extracted arguments over by value.
 #![allow(clippy::needless_pass_by_value)]
@@ -8,14 +10,16 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use numpy::PyArray1;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 
 use super::parquet::{parquet_error, PyParquetEncoder, PyParquetGroup};
 use super::splitter::{splitters, PySplitter};
 use crate::engine::{tree, Splitter};
+use crate::error::ChunkError;
 use crate::ids;
 use crate::output::columns::{self, Columns};
 use crate::output::parquet::{EncodedGroup, Encoder, GroupEncoder};
@@ -27,7 +31,8 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyJsonlBatch>()?;
     module.add_class::<PyChunkSizes>()?;
     module.add_function(wrap_pyfunction!(write_documents, module)?)?;
-    module.add_function(wrap_pyfunction!(write_files, module)?)
+    module.add_function(wrap_pyfunction!(write_files, module)?)?;
+    module.add_function(wrap_pyfunction!(chunk_columns, module)?)
 }
 
 /// The JSON Lines records of a batch, kept in Rust memory and written to a file descriptor
@@ -498,6 +503,99 @@ fn encode_slice(
         columns::repeated_strings(&names, &columns.document),
     ];
     encoder.write(columns, repeated)
+}
+
+/// Cuts every text with one chunker (`levels`, parents first, and its `fingerprint`) and
+/// returns its chunks as columns, document after document, each document's rows in
+/// pre-order (each parent followed by its children), with the GIL released: a dict of numpy
+/// arrays named as `Columns`' fields (`id`, `parent_id` and `child_ids` 16 hex digits a
+/// value, `text` and `heading_text` UTF-8, the rest as Arrow offsets and values), and the
+/// document id of each text (`document_ids`, or the hash of its text where None). What Ray's
+/// batch function turns into Arrow arrays without a Python object per chunk.
+#[pyfunction]
+fn chunk_columns<'py>(
+    py: Python<'py>,
+    levels: Vec<Bound<'py, PySplitter>>,
+    fingerprint: &str,
+    texts: Vec<PyBackedStr>,
+    document_ids: Vec<Option<PyBackedStr>>,
+) -> PyResult<(Bound<'py, PyDict>, Vec<String>)> {
+    if texts.len() != document_ids.len() {
+        return Err(PyValueError::new_err(format!(
+            "{} texts and {} document ids: pass one id (or None) per text",
+            texts.len(),
+            document_ids.len()
+        )));
+    }
+    let levels = splitters(&levels);
+    let (columns, ids) = super::detach(py, || -> Result<_, ChunkError> {
+        let borrowed: Vec<&Splitter> = levels.iter().map(AsRef::as_ref).collect();
+        let mut columns = Columns::default();
+        let mut ids = Vec::with_capacity(texts.len());
+        for (position, (text, given)) in texts.iter().zip(&document_ids).enumerate() {
+            let (table, outline) = tree::tree_spans_outlined(&borrowed, text)?;
+            let document_id = given
+                .as_ref()
+                .map_or_else(|| ids::text_id(text), |id| (**id).to_owned());
+            let document = Document {
+                text,
+                source: "",
+                document_id: &document_id,
+                fingerprint,
+            };
+            columns.push_document(position, &document, &table, outline.as_ref());
+            ids.push(document_id);
+        }
+        Ok((columns, ids))
+    })??;
+    let Columns {
+        document,
+        level,
+        index,
+        start_char,
+        end_char,
+        start_byte,
+        end_byte,
+        id,
+        parent_id,
+        has_parent,
+        child_offsets,
+        child_ids,
+        text_offsets,
+        text,
+        has_headings,
+        heading_offsets,
+        heading_text_offsets,
+        heading_text,
+    } = columns;
+    let out = PyDict::new(py);
+    for (name, values) in [
+        ("document", document),
+        ("level", level),
+        ("index", index),
+        ("start_char", start_char),
+        ("end_char", end_char),
+        ("start_byte", start_byte),
+        ("end_byte", end_byte),
+        ("child_offsets", child_offsets),
+        ("text_offsets", text_offsets),
+        ("heading_offsets", heading_offsets),
+        ("heading_text_offsets", heading_text_offsets),
+    ] {
+        out.set_item(name, PyArray1::from_vec(py, values))?;
+    }
+    for (name, values) in [
+        ("id", id),
+        ("parent_id", parent_id),
+        ("child_ids", child_ids),
+        ("text", text),
+        ("heading_text", heading_text),
+    ] {
+        out.set_item(name, PyArray1::from_vec(py, values))?;
+    }
+    out.set_item("has_parent", PyArray1::from_vec(py, has_parent))?;
+    out.set_item("has_headings", PyArray1::from_vec(py, has_headings))?;
+    Ok((out, ids))
 }
 
 /// The batch as Python gets it.
