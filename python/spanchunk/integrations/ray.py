@@ -328,8 +328,8 @@ def _table(
     return pa.Table.from_arrays([arrays[name] for name in schema.names], schema=schema)
 
 
-# One ChunkBatches per thread and settings: a ChunkBatches clears its chunker's registry
-# after each batch, so two threads must not share one.
+# One ChunkBatches per thread and settings: a ChunkBatches keeps nothing between batches,
+# so threads could share one, but a dict per thread needs no lock to be filled.
 _PER_THREAD = threading.local()
 
 
