@@ -251,15 +251,23 @@ class ChunkBatches:
         return [None] * rows
 
 
-def _buffer(values: np.ndarray) -> pa.Buffer:
-    return pa.py_buffer(values)
-
-
-def _strings(values: np.ndarray, width: int) -> pa.Array:
-    """Strings of ``width`` bytes each, one after the other in ``values`` (ids)."""
+def _strings(values: np.ndarray, width: int, valid: np.ndarray | None = None) -> pa.Array:
+    """Strings of ``width`` bytes each, one after the other in ``values`` (ids); null where
+    ``valid`` (a bool per string) is false."""
     count = len(values) // width
     offsets = np.arange(0, width * count + 1, width, dtype=np.int32)
-    return pa.Array.from_buffers(pa.string(), count, [None, _buffer(offsets), _buffer(values)])
+    if valid is None:
+        return pa.Array.from_buffers(
+            pa.string(), count, [None, pa.py_buffer(offsets), pa.py_buffer(values)]
+        )
+    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    nulls = count - int(np.count_nonzero(valid))
+    return pa.Array.from_buffers(
+        pa.string(),
+        count,
+        [bitmap, pa.py_buffer(offsets), pa.py_buffer(values)],
+        null_count=nulls,
+    )
 
 
 def _table(
@@ -273,18 +281,6 @@ def _table(
     metadata repeated over its rows by ``take``."""
     document = pa.array(columns["document"])
     rows = len(document)
-    has_parent = columns["has_parent"]
-    parent_ids = _strings(columns["parent_id"], 16)
-    parent_id = pa.Array.from_buffers(
-        pa.string(),
-        rows,
-        [
-            _buffer(np.packbits(has_parent, bitorder="little")),
-            parent_ids.buffers()[1],
-            parent_ids.buffers()[2],
-        ],
-        null_count=rows - int(np.count_nonzero(has_parent)),
-    )
     child_ids = pa.ListArray.from_arrays(
         pa.array(columns["child_offsets"].astype(np.int32)),
         _strings(columns["child_ids"], 16),
@@ -292,15 +288,15 @@ def _table(
     text = pa.Array.from_buffers(
         pa.large_string(),
         rows,
-        [None, _buffer(columns["text_offsets"]), _buffer(columns["text"])],
+        [None, pa.py_buffer(columns["text_offsets"]), pa.py_buffer(columns["text"])],
     )
     heading_texts = pa.Array.from_buffers(
         pa.string(),
         len(columns["heading_text_offsets"]) - 1,
         [
             None,
-            _buffer(columns["heading_text_offsets"].astype(np.int32)),
-            _buffer(columns["heading_text"]),
+            pa.py_buffer(columns["heading_text_offsets"].astype(np.int32)),
+            pa.py_buffer(columns["heading_text"]),
         ],
     )
     headings = pa.ListArray.from_arrays(
@@ -314,7 +310,7 @@ def _table(
         "source": pa.array(sources, pa.string()).take(document),
         "level": pa.array(columns["level"].astype(np.int8)),
         "index": pa.array(columns["index"].astype(np.int32)),
-        "parent_id": parent_id,
+        "parent_id": _strings(columns["parent_id"], 16, columns["has_parent"]),
         "child_ids": child_ids,
         "start_char": pa.array(columns["start_char"]),
         "end_char": pa.array(columns["end_char"]),
