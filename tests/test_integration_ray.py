@@ -164,6 +164,35 @@ def test_empty_batches_blank_texts_and_bad_ids() -> None:
         batches(pa.table({"text": ["x"], "id": [3]}))
 
 
+def test_text_columns_of_every_arrow_layout() -> None:
+    # The core reads the column's own UTF-8 buffers: a slice (offsets not from 0), several
+    # chunks, 64-bit offsets, a dictionary and a string view give the rows of plain strings.
+    batches = ChunkBatches(50, 20, metadata_columns=())
+    texts = ["Erste Zeile. Zweite Zeile. " * 4, "", "日本語の文。次の文。" * 5, "x y z"]
+    ids = ["a", "b", "c", "d"]
+    expected = batches(pa.table({"text": texts, "id": ids}))
+    assert expected.num_rows > 8
+    whole = pa.table({"text": ["pad", *texts], "id": ["p", *ids]}).slice(1)
+    layouts = {
+        "slice": whole,
+        "chunks": pa.concat_tables([whole.slice(0, 2), whole.slice(2)]),
+        "large_string": pa.table({"text": pa.array(texts, pa.large_string()), "id": ids}),
+        "dictionary": pa.table({"text": pa.array(texts).dictionary_encode(), "id": ids}),
+        "string_view": pa.table({"text": pa.array(texts, pa.string_view()), "id": ids}),
+    }
+    for name, table in layouts.items():
+        assert batches(table).equals(expected), name
+    assert batches(pa.table({"text": pa.array([], pa.large_string())})).num_rows == 0
+    with pytest.raises(TypeError, match="row 1 of column 'text' is null"):
+        batches(pa.table({"text": pa.chunked_array([["ok"], [None]])}))
+    with pytest.raises(TypeError, match="of type binary, not strings"):
+        batches(pa.table({"text": pa.array([b"bytes"])}))
+    # Arrow data written without a check: not UTF-8 is refused, naming the row.
+    unchecked = pa.array([b"fine", b"not \xff UTF-8"], pa.binary()).view(pa.string())
+    with pytest.raises(ValueError, match=r"row 1: not UTF-8 \(byte 0xff at offset 4\)"):
+        batches(pa.table({"text": unchecked}))
+
+
 def test_spark_schema_names_every_column() -> None:
     ddl = spark_schema()
     assert [part.split()[0].strip("`") for part in ddl.split(", ")] == chunk_schema().names

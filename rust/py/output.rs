@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use numpy::PyArray1;
+use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
@@ -505,8 +505,9 @@ fn encode_slice(
     encoder.write(columns, repeated)
 }
 
-/// Cuts every text with one chunker (`levels`, parents first, and its `fingerprint`) and
-/// returns its chunks as columns, document after document, each document's rows in
+/// Cuts every text of an Arrow string column (its UTF-8 `data` and its `offsets`, one more
+/// than texts: see `columns::arrow_texts`) with one chunker (`levels`, parents first, and its
+/// `fingerprint`) and returns its chunks as columns, document after document, each document's rows in
 /// pre-order (each parent followed by its children), with the GIL released: a dict of numpy
 /// arrays named as `Columns`' fields (`id`, `parent_id` and `child_ids` 16 hex digits a
 /// value, `text` and `heading_text` UTF-8, the rest as Arrow offsets and values), and the
@@ -517,9 +518,12 @@ fn chunk_columns<'py>(
     py: Python<'py>,
     levels: Vec<Bound<'py, PySplitter>>,
     fingerprint: &str,
-    texts: Vec<PyBackedStr>,
+    data: PyReadonlyArray1<'py, u8>,
+    offsets: PyReadonlyArray1<'py, i64>,
     document_ids: Vec<Option<PyBackedStr>>,
 ) -> PyResult<(Bound<'py, PyDict>, Vec<String>)> {
+    let texts = columns::arrow_texts(data.as_slice()?, offsets.as_slice()?)
+        .map_err(|message| PyValueError::new_err(format!("the text column's {message}")))?;
     if texts.len() != document_ids.len() {
         return Err(PyValueError::new_err(format!(
             "{} texts and {} document ids: pass one id (or None) per text",
