@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import pickle
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -191,6 +192,17 @@ def test_text_columns_of_every_arrow_layout() -> None:
     unchecked = pa.array([b"fine", b"not \xff UTF-8"], pa.binary()).view(pa.string())
     with pytest.raises(ValueError, match=r"row 1: not UTF-8 \(byte 0xff at offset 4\)"):
         batches(pa.table({"text": unchecked}))
+
+
+def test_batches_pickle_as_spark_and_ray_ship_them() -> None:
+    # Spark pickles the instance behind ``map_in_arrow`` for its Python workers, and Ray an
+    # instance passed as a function: the copy cuts the same rows.
+    batches = ChunkBatches(300, 60, markdown=True, levels="leaves", text_column="body")
+    table = pa.table({"body": ["# T\n\nSome text. " * 80, "Other words. " * 90]})
+    copy = pickle.loads(pickle.dumps(batches))
+    assert copy(table).equals(batches(table))
+    method = pickle.loads(pickle.dumps(batches.map_in_arrow))
+    assert pa.Table.from_batches(list(method(table.to_batches()))).equals(batches(table))
 
 
 def test_spark_schema_names_every_column() -> None:

@@ -176,6 +176,17 @@ class ChunkBatches:
         self.source_column = source_column
         self.metadata_columns = None if metadata_columns is None else list(metadata_columns)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickles: everything but the core's splitters, which do not (Spark pickles
+        ``map_in_arrow``'s instance for its workers; Ray pickles one passed as a function)."""
+        state = self.__dict__.copy()
+        del state["_core_levels"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._core_levels = self.chunker._levels()
+
     def __call__(self, batch: pa.Table | pa.RecordBatch) -> pa.Table:
         """Chunk one batch of documents.
 
