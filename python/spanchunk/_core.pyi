@@ -162,12 +162,23 @@ def write_files(
     parquet: ParquetEncoder | None = None,
     chunker_of: Sequence[int] | None = None,
 ) -> tuple[JsonlBatch | ParquetGroup, list[tuple[str, str] | None], ChunkSizes]: ...
+
+@final
+class ArrowRows:
+    def __arrow_c_array__(
+        self, requested_schema: object | None = None
+    ) -> tuple[object, object]: ...
+    def __len__(self) -> int: ...
+
 def chunk_columns(
     levels: Sequence[Splitter],
     fingerprint: str,
-    texts: Sequence[str],
+    data: np.ndarray,
+    offsets: np.ndarray,
     document_ids: Sequence[str | None],
-) -> tuple[dict[str, np.ndarray], list[str]]: ...
+    sources: Sequence[str | None],
+    metadata: Sequence[str],
+) -> ArrowRows: ...
 
 @final
 class ParquetFile:

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use arrow_array::{
     ArrayRef, BooleanArray, Int32Array, Int64Array, Int8Array, LargeStringArray, ListArray,
-    StringArray,
+    StringArray, StructArray,
 };
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -36,7 +36,7 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnPath;
 
-use super::columns::Columns;
+use super::columns::{self, Columns};
 
 /// Each row's document id and source: offsets and bytes (`columns::repeated_strings`).
 pub type Repeated = [(Vec<i64>, Vec<u8>); 2];
@@ -373,6 +373,65 @@ pub fn arrays(columns: Columns, repeated: Repeated) -> Result<Vec<ArrayRef>, Par
     ])
 }
 
+/// The rows of a batch as one struct array: [`chunk_schema`]'s columns (the same arrays as
+/// the command line's row groups, [`arrays`]) and a `metadata` column, each row's document
+/// id, source (null where None) and metadata being its document's (`document_ids`,
+/// `sources` and `metadata` hold one per document, `columns.document` the document of each
+/// row). What Ray's batch function hands to pyarrow, through Arrow's C data interface.
+///
+/// # Errors
+/// An offset past what the column's type holds.
+pub fn rows_with_metadata(
+    columns: Columns,
+    document_ids: &[&str],
+    sources: &[Option<&str>],
+    metadata: &[&str],
+) -> Result<StructArray, ParquetError> {
+    let rows = &columns.document;
+    let names: Vec<&str> = sources.iter().map(|source| source.unwrap_or("")).collect();
+    let repeated = [
+        columns::repeated_strings(document_ids, rows),
+        columns::repeated_strings(&names, rows),
+    ];
+    let (metadata_offsets, metadata_bytes) = columns::repeated_strings(metadata, rows);
+    let source_nulls = sources.iter().any(Option::is_none).then(|| {
+        let valid: Vec<bool> = rows
+            .iter()
+            .map(|&row| {
+                usize::try_from(row)
+                    .ok()
+                    .and_then(|row| sources.get(row))
+                    .is_some_and(Option::is_some)
+            })
+            .collect();
+        NullBuffer::from(valid)
+    });
+    let mut arrays = arrays(columns, repeated)?;
+    let mut fields = chunk_schema().fields().to_vec();
+    if let Some(nulls) = source_nulls {
+        let (at, _) = chunk_schema().column_with_name("source").ok_or_else(|| {
+            ParquetError::General("the chunk schema has no source column".to_owned())
+        })?;
+        let (offsets, values, _) = arrays[at]
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .ok_or_else(|| ParquetError::General("the source column is not strings".to_owned()))?
+            .clone()
+            .into_parts();
+        arrays[at] = Arc::new(StringArray::try_new(offsets, values, Some(nulls)).map_err(arrow)?);
+    }
+    fields.push(Arc::new(Field::new("metadata", DataType::Utf8, false)));
+    arrays.push(Arc::new(
+        StringArray::try_new(
+            i32_offsets(&metadata_offsets)?,
+            Buffer::from_vec(metadata_bytes),
+            None,
+        )
+        .map_err(arrow)?,
+    ));
+    StructArray::try_new(fields.into(), arrays, None).map_err(arrow)
+}
+
 /// A row group being encoded (on any thread): [`write`](Self::write) the batch's columns a
 /// slice at a time, then [`finish`](Self::finish).
 ///
@@ -449,6 +508,48 @@ mod tests {
     use crate::output::{columns, Document};
     use arrow_array::{Array, RecordBatch};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    #[test]
+    fn rows_with_metadata_repeat_each_documents_values() {
+        // Two documents of three rows each; the second has no source.
+        let text = "0123456";
+        let document = Document {
+            text,
+            source: "",
+            document_id: "d2",
+            fingerprint: "f",
+        };
+        let mut columns = Columns::default();
+        let table = columns::tests::parent_and_two_children();
+        columns.push_document(0, &document, &table, None);
+        columns.push_document(1, &document, &table, None);
+        let rows = rows_with_metadata(
+            columns,
+            &["d1", "d2"],
+            &[Some("a.txt"), None],
+            &["{}", r#"{"k":1}"#],
+        )
+        .unwrap();
+        assert_eq!(rows.len(), 6);
+        let fields: Vec<&str> = rows.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(fields.last(), Some(&"metadata"));
+        assert_eq!(fields.len(), chunk_schema().fields().len() + 1);
+        let strings = |name: &str| {
+            rows.column_by_name(name)
+                .unwrap()
+                .as_any()
+                .downcast_ref::<StringArray>()
+                .unwrap()
+                .clone()
+        };
+        let source = strings("source");
+        assert_eq!(source.null_count(), 3);
+        assert_eq!(source.value(0), "a.txt");
+        assert!(source.is_null(3));
+        assert_eq!(strings("document_id").value(5), "d2");
+        assert_eq!(strings("metadata").value(2), "{}");
+        assert_eq!(strings("metadata").value(4), r#"{"k":1}"#);
+    }
 
     fn batch_of(text: &'static str, source: &'static str) -> (Columns, Repeated) {
         let table = columns::tests::parent_and_two_children();

@@ -10,11 +10,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use numpy::{PyArray1, PyReadonlyArray1};
+use arrow_array::ffi::to_ffi;
+use arrow_array::{Array, StructArray};
+use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyCapsule};
 
 use super::parquet::{parquet_error, PyParquetEncoder, PyParquetGroup};
 use super::splitter::{splitters, PySplitter};
@@ -24,12 +26,13 @@ use crate::ids;
 use crate::output::columns::{self, Columns};
 use crate::output::parquet::{EncodedGroup, Encoder, GroupEncoder};
 use crate::output::sizes::ChunkSizes;
-use crate::output::{self, files, jsonl, Document};
+use crate::output::{self, files, jsonl, parquet, Document};
 
 /// Registers the functions and classes of this file in the `_core` module.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyJsonlBatch>()?;
     module.add_class::<PyChunkSizes>()?;
+    module.add_class::<PyArrowRows>()?;
     module.add_function(wrap_pyfunction!(write_documents, module)?)?;
     module.add_function(wrap_pyfunction!(write_files, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_columns, module)?)
@@ -507,12 +510,12 @@ fn encode_slice(
 
 /// Cuts every text of an Arrow string column (its UTF-8 `data` and its `offsets`, one more
 /// than texts: see `columns::arrow_texts`) with one chunker (`levels`, parents first, and its
-/// `fingerprint`) and returns its chunks as columns, document after document, each document's rows in
-/// pre-order (each parent followed by its children), with the GIL released: a dict of numpy
-/// arrays named as `Columns`' fields (`id`, `parent_id` and `child_ids` 16 hex digits a
-/// value, `text` and `heading_text` UTF-8, the rest as Arrow offsets and values), and the
-/// document id of each text (`document_ids`, or the hash of its text where None). What Ray's
-/// batch function turns into Arrow arrays without a Python object per chunk.
+/// `fingerprint`) and returns its chunks as Arrow rows, document after document, each
+/// document's rows in pre-order (each parent followed by its children), with the GIL
+/// released: the command line's Parquet columns plus `metadata`
+/// (`parquet::rows_with_metadata`), each row's document id (`document_ids`, or the hash of
+/// its text where None), source and metadata its document's. What Ray's batch function turns
+/// into a pyarrow table without a copy (`pa.record_batch(rows)`).
 #[pyfunction]
 fn chunk_columns<'py>(
     py: Python<'py>,
@@ -521,18 +524,23 @@ fn chunk_columns<'py>(
     data: PyReadonlyArray1<'py, u8>,
     offsets: PyReadonlyArray1<'py, i64>,
     document_ids: Vec<Option<PyBackedStr>>,
-) -> PyResult<(Bound<'py, PyDict>, Vec<String>)> {
+    sources: Vec<Option<PyBackedStr>>,
+    metadata: Vec<PyBackedStr>,
+) -> PyResult<PyArrowRows> {
     let texts = columns::arrow_texts(data.as_slice()?, offsets.as_slice()?)
         .map_err(|message| PyValueError::new_err(format!("the text column's {message}")))?;
-    if texts.len() != document_ids.len() {
+    if [document_ids.len(), sources.len(), metadata.len()] != [texts.len(); 3] {
         return Err(PyValueError::new_err(format!(
-            "{} texts and {} document ids: pass one id (or None) per text",
+            "{} texts, {} document ids, {} sources and {} metadata: pass one of each (or \
+             None) per text",
             texts.len(),
-            document_ids.len()
+            document_ids.len(),
+            sources.len(),
+            metadata.len()
         )));
     }
     let levels = splitters(&levels);
-    let (columns, ids) = super::detach(py, || -> Result<_, ChunkError> {
+    let rows = super::detach(py, || -> Result<_, ChunkError> {
         let borrowed: Vec<&Splitter> = levels.iter().map(AsRef::as_ref).collect();
         let mut columns = Columns::default();
         let mut ids = Vec::with_capacity(texts.len());
@@ -550,56 +558,48 @@ fn chunk_columns<'py>(
             columns.push_document(position, &document, &table, outline.as_ref());
             ids.push(document_id);
         }
-        Ok((columns, ids))
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let sources: Vec<Option<&str>> = sources.iter().map(|source| source.as_deref()).collect();
+        let metadata: Vec<&str> = metadata.iter().map(|json| &**json).collect();
+        Ok(parquet::rows_with_metadata(
+            columns, &ids, &sources, &metadata,
+        ))
     })??;
-    let Columns {
-        document,
-        level,
-        index,
-        start_char,
-        end_char,
-        start_byte,
-        end_byte,
-        id,
-        parent_id,
-        has_parent,
-        child_offsets,
-        child_ids,
-        text_offsets,
-        text,
-        has_headings,
-        heading_offsets,
-        heading_text_offsets,
-        heading_text,
-    } = columns;
-    let out = PyDict::new(py);
-    for (name, values) in [
-        ("document", document),
-        ("level", level),
-        ("index", index),
-        ("start_char", start_char),
-        ("end_char", end_char),
-        ("start_byte", start_byte),
-        ("end_byte", end_byte),
-        ("child_offsets", child_offsets),
-        ("text_offsets", text_offsets),
-        ("heading_offsets", heading_offsets),
-        ("heading_text_offsets", heading_text_offsets),
-    ] {
-        out.set_item(name, PyArray1::from_vec(py, values))?;
+    let rows = rows.map_err(|error| parquet_error(py, &error))?;
+    Ok(PyArrowRows { rows })
+}
+
+/// A batch's chunks as Arrow rows (a struct array), handed to pyarrow through the Arrow
+/// PyCapsule interface: `pa.record_batch(rows)` imports them without a copy.
+#[pyclass(frozen, name = "ArrowRows", module = "spanchunk._core")]
+pub struct PyArrowRows {
+    rows: StructArray,
+}
+
+#[pymethods]
+impl PyArrowRows {
+    /// The rows' schema and array, as the Arrow PyCapsule interface names them; a
+    /// requested schema is not looked at (the consumer casts if it wants another).
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+        let _ = requested_schema;
+        let (array, schema) = to_ffi(&self.rows.to_data())
+            .map_err(|error| PyValueError::new_err(format!("Arrow export: {error}")))?;
+        // Each capsule owns its struct; one that pyarrow never imports is released when
+        // the capsule is freed (the structs' Drop calls their release callbacks).
+        Ok((
+            PyCapsule::new_with_value(py, schema, c"arrow_schema")?,
+            PyCapsule::new_with_value(py, array, c"arrow_array")?,
+        ))
     }
-    for (name, values) in [
-        ("id", id),
-        ("parent_id", parent_id),
-        ("child_ids", child_ids),
-        ("text", text),
-        ("heading_text", heading_text),
-    ] {
-        out.set_item(name, PyArray1::from_vec(py, values))?;
+
+    fn __len__(&self) -> usize {
+        self.rows.len()
     }
-    out.set_item("has_parent", PyArray1::from_vec(py, has_parent))?;
-    out.set_item("has_headings", PyArray1::from_vec(py, has_headings))?;
-    Ok((out, ids))
 }
 
 /// The batch as Python gets it.

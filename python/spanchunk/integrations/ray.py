@@ -33,14 +33,14 @@ the text when absent or null), ``source`` (a path or URL), and metadata: every o
 Performance notes (the corpus as one 5 MB batch, in-process; ``benches/NOTES.md``): the
 batch function made a ``Chunk`` per row and built the table from Python lists, 48.6 ms a
 batch (102 MB/s), of which the core's cut was 7 ms. The core now cuts the batch and lays
-its rows out as the command line's Parquet columns (``_core.chunk_columns``, the same
-``Columns``), which pyarrow wraps without a copy; ids, sources and metadata are repeated
-over the rows by ``take``: 13.1 ms (379 MB/s). On Ray, 100 MB took 0.37 s on 1 CPU and
-0.25 s on 2 (1.36 and 0.84 s before). Then the texts: ``to_pylist`` made a ``str`` per
-text (2.5 ms) that the core encoded back to UTF-8 (most of the rest, on the corpus's
-non-ASCII files); the core now reads the column's own UTF-8 buffer and offsets
-(``_utf8_column``), checked by ``simdutf8``: 12.4 -> 6.7 ms (740 MB/s); on Ray, 100 MB
-in 0.28 s on 1 CPU and 0.20 s on 2.
+its rows out as the command line's Parquet arrays (``_core.chunk_columns``: the same
+``Columns`` and ``parquet::arrays``, plus each row's metadata), which pyarrow imports
+without a copy through Arrow's C data interface: 13.1 ms (379 MB/s). On Ray, 100 MB
+took 0.37 s on 1 CPU and 0.25 s on 2 (1.36 and 0.84 s before). Then the texts:
+``to_pylist`` made a ``str`` per text (2.5 ms) that the core encoded back to UTF-8 (most
+of the rest, on the corpus's non-ASCII files); the core now reads the column's own UTF-8
+buffer and offsets (``_utf8_column``), checked by ``simdutf8``: 12.4 -> 6.7 ms (740
+MB/s); on Ray, 100 MB in 0.28 s on 1 CPU and 0.20 s on 2.
 """
 
 from __future__ import annotations
@@ -233,10 +233,10 @@ class ChunkBatches:
             )
             for row in range(rows)
         ]
-        columns, document_ids = _core.chunk_columns(
-            self._core_levels, self._fingerprint, data, offsets, ids
+        chunks = _core.chunk_columns(
+            self._core_levels, self._fingerprint, data, offsets, ids, sources, metadata_json
         )
-        table = _table(columns, document_ids, sources, metadata_json)
+        table = pa.Table.from_batches([pa.record_batch(chunks)], schema=chunk_schema())
         if self.levels == "all":
             return table
         level = table.column("level")
@@ -288,79 +288,6 @@ def _utf8_column(column: pa.Array | pa.ChunkedArray, name: str) -> tuple[np.ndar
     bounds = np.frombuffer(offsets, width)[array.offset : array.offset + rows + 1]
     utf8 = np.empty(0, np.uint8) if data is None else np.frombuffer(data, np.uint8)
     return utf8, bounds.astype(np.int64, copy=False)
-
-
-def _strings(values: np.ndarray, width: int, valid: np.ndarray | None = None) -> pa.Array:
-    """Strings of ``width`` bytes each, one after the other in ``values`` (ids); null where
-    ``valid`` (a bool per string) is false."""
-    count = len(values) // width
-    offsets = np.arange(0, width * count + 1, width, dtype=np.int32)
-    if valid is None:
-        return pa.Array.from_buffers(
-            pa.string(), count, [None, pa.py_buffer(offsets), pa.py_buffer(values)]
-        )
-    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
-    nulls = count - int(np.count_nonzero(valid))
-    return pa.Array.from_buffers(
-        pa.string(),
-        count,
-        [bitmap, pa.py_buffer(offsets), pa.py_buffer(values)],
-        null_count=nulls,
-    )
-
-
-def _table(
-    columns: dict[str, np.ndarray],
-    document_ids: list[str],
-    sources: list[str | None],
-    metadata_json: list[str],
-) -> pa.Table:
-    """The chunks table of ``_core.chunk_columns``'s columns: the core's buffers wrapped as
-    Arrow arrays (ids, texts and offsets not copied), each document's id, source and
-    metadata repeated over its rows by ``take``."""
-    document = pa.array(columns["document"])
-    rows = len(document)
-    child_ids = pa.ListArray.from_arrays(
-        pa.array(columns["child_offsets"].astype(np.int32)),
-        _strings(columns["child_ids"], 16),
-    )
-    text = pa.Array.from_buffers(
-        pa.large_string(),
-        rows,
-        [None, pa.py_buffer(columns["text_offsets"]), pa.py_buffer(columns["text"])],
-    )
-    heading_texts = pa.Array.from_buffers(
-        pa.string(),
-        len(columns["heading_text_offsets"]) - 1,
-        [
-            None,
-            pa.py_buffer(columns["heading_text_offsets"].astype(np.int32)),
-            pa.py_buffer(columns["heading_text"]),
-        ],
-    )
-    headings = pa.ListArray.from_arrays(
-        pa.array(columns["heading_offsets"].astype(np.int32)),
-        heading_texts,
-        mask=pa.array(~columns["has_headings"]),
-    )
-    arrays = {
-        "id": _strings(columns["id"], 16),
-        "document_id": pa.array(document_ids, pa.string()).take(document),
-        "source": pa.array(sources, pa.string()).take(document),
-        "level": pa.array(columns["level"].astype(np.int8)),
-        "index": pa.array(columns["index"].astype(np.int32)),
-        "parent_id": _strings(columns["parent_id"], 16, columns["has_parent"]),
-        "child_ids": child_ids,
-        "start_char": pa.array(columns["start_char"]),
-        "end_char": pa.array(columns["end_char"]),
-        "start_byte": pa.array(columns["start_byte"]),
-        "end_byte": pa.array(columns["end_byte"]),
-        "text": text,
-        "headings": headings,
-        "metadata": pa.array(metadata_json, pa.string()).take(document),
-    }
-    schema = chunk_schema()
-    return pa.Table.from_arrays([arrays[name] for name in schema.names], schema=schema)
 
 
 # One ChunkBatches per thread and settings: a ChunkBatches keeps nothing between batches,
