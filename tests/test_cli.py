@@ -8,6 +8,7 @@ round-trip: each chunk's text is its span of the file.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -51,7 +52,7 @@ def reference_jsonl(paths: list[str], **settings: Any) -> bytes:
     for path in paths:
         text = Path(path).read_bytes().decode("utf-8")
         chunker = chunkers[path.lower().endswith((".md", ".markdown"))]
-        for chunk in chunker.chunk_tree(Document(text, source=path)):
+        for chunk in chunker.chunk_tree(Document(text, id=os.path.realpath(path), source=path)):
             record: dict[str, object] = {
                 "id": chunk.id,
                 "document_id": chunk.document_id,

@@ -173,10 +173,16 @@ def test_broken_symlink_and_missing_path(
 ) -> None:
     (tree / "gone.md").symlink_to(tree / "nowhere.md")
     out = tmp_path / "out.jsonl"
-    assert run(str(tree), str(tmp_path / "missing.txt"), "-o", str(out)) == 0
+    # A PATH that does not exist fails the run (as cp and rg do); the others are chunked.
+    assert run(str(tree), str(tmp_path / "missing.txt"), "-o", str(out)) == 1
     err = capsys.readouterr().err
     assert "gone.md: broken symbolic link" in err
     assert "missing.txt: No such file or directory" in err
+    assert "PATH not found" in err
+    assert any(source.endswith("c.md") for source in sources(out))
+    # A broken link inside a folder is reported, not a failure.
+    (tmp_path / "missing.txt").write_text("now here\n", encoding="utf-8")
+    assert run(str(tree), str(tmp_path / "missing.txt"), "-o", str(out)) == 0
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
@@ -320,19 +326,29 @@ def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
     assert piped.text == ""
 
 
-def test_usage_errors(tmp_path: Path) -> None:
+def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # What argparse cannot parse: its usage block and status 2.
     for args in (
         ["x", "--workers", "0"],
-        ["x", "--child-size", "3000"],
-        ["x", "--encoding", "cl100k_base"],
-        ["x", "-o", str(tmp_path)],
-        ["x", "--compression", "lz4", "-o", str(tmp_path / "x.jsonl")],
         ["x", "--compression", "zstd", "-o", str(tmp_path / "x.parquet")],
-        ["x", "--pool", "process", "-o", str(tmp_path / "x.parquet")],
     ):
         with pytest.raises(SystemExit) as exited:
             run(*args)
         assert exited.value.code == 2, args
+        assert "usage:" in capsys.readouterr().err
+    # Settings understood but impossible: status 2, the command line's names, no usage.
+    for args, said in (
+        (["x", "--child-size", "3000"], "--child-size must be smaller than --parent-size"),
+        (["x", "--encoding", "cl100k_base"], "--encoding applies to token units only"),
+        (["x", "-o", str(tmp_path)], "is a folder"),
+        (["x", "--compression", "lz4", "-o", str(tmp_path / "x.jsonl")], "--compression"),
+        (["x", "--pool", "process", "-o", str(tmp_path / "x.parquet")], "--pool process"),
+    ):
+        assert run(*args) == 2, args
+        err = capsys.readouterr().err
+        assert said in err, (args, err)
+        assert "usage:" not in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_folders_are_walked_in_the_order_of_their_sorted_paths(tmp_path: Path) -> None:

@@ -71,7 +71,7 @@ def api_tree(path: Path, parent_size: int = 300, child_size: int = 60) -> list[C
         parent_size, child_size, parent_chunker="markdown" if markdown else None
     )
     text = path.read_bytes().decode("utf-8")
-    name = os.path.normpath(str(path))
+    name = os.path.realpath(path)
     return chunker.chunk_tree(Document(text, id=name, source=name))
 
 
@@ -112,7 +112,7 @@ def test_the_store_holds_what_the_api_gives(tree: Path, tmp_path: Path) -> None:
         )  # fmt: skip
         # Every file is a document, the empty one too (known, with no chunks).
         hashes = store.content_hashes()
-        assert sorted(hashes) == sorted(os.path.normpath(str(p)) for p in files_of(tree))
+        assert sorted(hashes) == sorted(os.path.realpath(p) for p in files_of(tree))
     assert sorted(os.listdir(tmp_path)) == ["in", "out.sqlite"]  # no temporary file left
     # The file is the store's own schema, indexes included, in WAL mode.
     SqliteRegistry(tmp_path / "api.sqlite").close()
@@ -205,8 +205,8 @@ def test_incremental_runs_add_replace_skip_and_prune(
     assert "1 whose files are gone kept (add --prune to remove them)" in line
     assert len(cut) == 2
     documents = by_document(stored(out))
-    assert os.path.normpath(str(tree / "b" / "d.txt")) in documents
-    assert documents[os.path.normpath(str(tree / "a.txt"))] == api_tree(tree / "a.txt")
+    assert os.path.realpath(tree / "b" / "d.txt") in documents
+    assert documents[os.path.realpath(tree / "a.txt")] == api_tree(tree / "a.txt")
 
     assert run(str(tree), *SIZES, "-o", str(out), "--prune") == 0
     assert "0 added, 0 replaced, 7 unchanged, 1 pruned" in summary_line(capsys.readouterr().err)
@@ -227,7 +227,7 @@ def test_prune_removes_only_what_the_run_covers(
     capsys.readouterr()
     for name in ("a.txt", "sub/f.txt", "sub/g.md"):
         (tree / name).unlink()
-    name = os.path.normpath
+    name = os.path.realpath
 
     # Over a subfolder, with a glob: only the Markdown file under sub/ goes.
     assert run(str(tree / "sub"), "-g", "*.md", *SIZES, "-o", str(out), "--prune") == 0
@@ -237,7 +237,7 @@ def test_prune_removes_only_what_the_run_covers(
     assert {name(str(tree / "sub" / "f.txt")), name(str(tree / "a.txt"))} <= documents
 
     # A file named on the command line that is gone: its document goes (the path is
-    # reported missing, and the run succeeds since it changed the store).
+    # reported missing, and the run succeeds since --prune found it in the store).
     assert run(str(tree / "a.txt"), *SIZES, "-o", str(out), "--prune") == 0
     err = capsys.readouterr().err
     assert "1 pruned" in summary_line(err) and "skipped" in err
@@ -253,7 +253,7 @@ def test_excluded_folders_are_not_pruned(tree: Path, tmp_path: Path) -> None:
     assert run(str(tree), *SIZES, "-o", str(out)) == 0
     assert run(str(tree), "--exclude", "sub", *SIZES, "-o", str(out), "--prune") == 0
     documents = set(by_document(stored(out)))
-    assert os.path.normpath(str(tree / "sub" / "f.txt")) in documents  # excluded, not gone
+    assert os.path.realpath(tree / "sub" / "f.txt") in documents  # excluded, not gone
 
 
 def test_a_full_disk_fails_cleanly(
@@ -270,7 +270,7 @@ def test_a_full_disk_fails_cleanly(
     )
     assert run(str(tree), "-o", str(out_dir / "o.sqlite")) == 1
     err = capsys.readouterr().err
-    assert "cannot write output" in err and "database or disk is full" in err
+    assert "cannot write the output" in err and "No space left on device" in err
     assert "Traceback" not in err
     assert list(out_dir.iterdir()) == []  # no temporary file left
     monkeypatch.undo()
@@ -288,7 +288,7 @@ def test_a_full_disk_fails_cleanly(
     capsys.readouterr()
     assert run(str(tree), *SIZES, "-o", str(out)) == 1
     err = capsys.readouterr().err
-    assert "cannot write output" in err and "database or disk is full" in err
+    assert "cannot write the output" in err and "No space left on device" in err
     assert "Traceback" not in err
     assert stored(out) == before
     assert sorted(os.listdir(out_dir)) == ["o.sqlite"]
@@ -302,11 +302,13 @@ def test_other_settings_are_refused_and_the_store_kept(
     capsys.readouterr()
     before = stored(out)
     (tree / "a.txt").write_text("Changed. " * 80, encoding="utf-8")
-    with pytest.raises(SystemExit) as exited:
-        run(str(tree), "--parent-size", "300", "--child-size", "50", "-o", str(out))
-    assert exited.value.code == 2
+    assert run(str(tree), "--parent-size", "300", "--child-size", "50", "-o", str(out)) == 2
     err = capsys.readouterr().err
     assert "other settings" in err and "new store" in err and f"remove {out}" in err
+    # Each setting that differs, with both values, and the options that fix it.
+    assert "--child-size: the store has 60, this run 50" in err
+    assert "run with the store's (--child-size 60)" in err
+    assert "usage:" not in err
     assert stored(out) == before
 
 
@@ -315,12 +317,8 @@ def test_a_store_of_one_format_names_the_flag_that_updates_it(
 ) -> None:
     out = tmp_path / "out.sqlite"
     assert run(str(tree), "--format", "text", *SIZES, "-o", str(out)) == 0
-    with pytest.raises(SystemExit) as exited:
-        run(str(tree), *SIZES, "-o", str(out))
-    assert exited.value.code == 2
-    assert "filled with --format text and these settings: add --format text" in (
-        capsys.readouterr().err
-    )
+    assert run(str(tree), *SIZES, "-o", str(out)) == 2
+    assert "--format: the store has text, this run auto" in capsys.readouterr().err
     assert run(str(tree), "--format", "text", *SIZES, "-o", str(out)) == 0
     assert "7 unchanged" in summary_line(capsys.readouterr().err)
 
@@ -347,7 +345,7 @@ def test_an_interrupted_incremental_run_leaves_old_or_new_documents(
     monkeypatch.setattr(cli_store.StoreJob, "__call__", interrupted_at_the_third_batch)
     assert run(str(tree), "--workers", "1", *SIZES, "-o", str(out)) == 130
     got = by_document(stored(out))
-    names = [os.path.normpath(str(path)) for path in files]
+    names = [os.path.realpath(path) for path in files]
     new = {name: api_tree(path) for name, path in zip(names, files, strict=True)}
     # Two batches of two files went in (the third batch holds the empty file, unchanged);
     # the rest are as they were.
@@ -367,13 +365,9 @@ def test_what_cannot_be_a_store_is_refused_and_kept(tree: Path, tmp_path: Path) 
     text.write_text("not a database at all, " * 100, encoding="utf-8")
     for target in (other, text):
         before = target.read_bytes()
-        with pytest.raises(SystemExit) as exited:
-            run(str(tree), "-o", str(target))
-        assert exited.value.code == 2
+        assert run(str(tree), "-o", str(target)) == 2
         assert target.read_bytes() == before
-    with pytest.raises(SystemExit) as exited:
-        run(str(tree), "--prune", "-o", str(tmp_path / "x.jsonl"))
-    assert exited.value.code == 2
+    assert run(str(tree), "--prune", "-o", str(tmp_path / "x.jsonl")) == 2
 
 
 def test_a_failed_first_run_leaves_no_file(
@@ -414,16 +408,20 @@ def test_a_changed_file_that_fails_keeps_its_old_version(
 FILE_STATE_COLUMNS = ("file_size", "file_mtime_ns", "file_ctime_ns", "file_inode")
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_a_store_of_an_older_schema_is_upgraded(
     tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture, version: int
 ) -> None:
     out = tmp_path / "out.sqlite"
     assert run(str(tree), *SIZES, "-o", str(out)) == 0
     before = stored(out)
-    # Make it a file of that schema: no file state columns (3), no content_hash column (2).
+    # Make it a file of that schema: no skipped files table (4), no file state columns (3),
+    # no content_hash column (2).
     connection = sqlite3.connect(out)
-    dropped = FILE_STATE_COLUMNS + (("content_hash",) if version == 1 else ())
+    connection.execute("DROP TABLE skipped_files")
+    dropped = (() if version == 3 else FILE_STATE_COLUMNS) + (
+        ("content_hash",) if version == 1 else ()
+    )
     for column in dropped:
         connection.execute(f"ALTER TABLE documents DROP COLUMN {column}")
     connection.execute(f"PRAGMA user_version = {version}")
@@ -434,13 +432,16 @@ def test_a_store_of_an_older_schema_is_upgraded(
     # Schema 1 knew no content hashes: every document rewritten once; schema 2 did: every
     # file read and found unchanged.
     expected = "7 replaced" if version == 1 else "7 unchanged"
+    if version == 3:
+        expected = "0 replaced, 7 unchanged"
     assert expected in summary_line(capsys.readouterr().err)
     assert by_document(stored(out)) == by_document(before)
     with SqliteRegistry(out) as store:
         assert all(value is not None for value in store.content_hashes().values())
     connection = sqlite3.connect(out)
     columns = [row[1] for row in connection.execute("PRAGMA table_info(documents)")]
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == 4
+    assert connection.execute("SELECT count(*) FROM skipped_files").fetchone()[0] == 0
     connection.close()
     assert columns[-len(FILE_STATE_COLUMNS) :] == list(FILE_STATE_COLUMNS)
 
@@ -531,16 +532,16 @@ def test_a_run_killed_mid_write_leaves_old_or_new_documents(
     for path in files:
         if path.stat().st_size:
             path.write_text("Version two, longer. " * 120, encoding="utf-8")
-    new = {os.path.normpath(str(path)): api_tree(path) for path in files}
+    new = {os.path.realpath(path): api_tree(path) for path in files}
     # Killed inside the third batch's transaction: two batches (four files) committed.
     kill_when_inside(start_killed_run(5, *args))
     with SqliteRegistry(out) as store:
         documents = by_document(list(store))
         hashes = store.content_hashes()
-    assert set(hashes) == {os.path.normpath(str(path)) for path in files}
+    assert set(hashes) == {os.path.realpath(path) for path in files}
     versions = []
     for path in files:
-        name = os.path.normpath(str(path))
+        name = os.path.realpath(path)
         got = documents.get(name, [])
         if got == new[name] and got != old.get(name, []):
             versions.append("new")
@@ -583,4 +584,6 @@ def test_the_readme_store_example_runs(tmp_path: Path) -> None:
     assert counts == "1 added, 0 replaced, 1 unchanged, 1 pruned"
     assert counts in summary_line(result.stderr.split("spanchunk: 2 documents")[-1])
     with SqliteRegistry(tmp_path / "store.sqlite") as store:
-        assert store.document_ids() == ["docs/intro.md", "docs/new.md"]
+        assert store.document_ids() == [
+            os.path.realpath(tmp_path / "docs" / name) for name in ("intro.md", "new.md")
+        ]

@@ -176,7 +176,7 @@ def test_a_file_changed_with_its_size_and_mtime_put_back_is_cut_again(
     assert run(tree, out) == 0
     assert "0 added, 1 replaced, 3 unchanged" in store_line(capsys)
     assert reads == cuts == ["a.txt"]  # only its ctime told
-    name = os.path.normpath(str(path))
+    name = os.path.realpath(path)
     assert by_document(out)[name] == api_tree(text, name)
 
     # A file replaced by another (an editor's save: write a copy, rename it over): a new
@@ -221,7 +221,7 @@ def test_a_write_through_the_api_makes_the_next_run_read_the_file(
 ) -> None:
     out = tmp_path / "out.sqlite"
     assert run(tree, out) == 0
-    name = os.path.normpath(str(tree / "a.txt"))
+    name = os.path.realpath(tree / "a.txt")
     with SqliteRegistry(out) as store:
         chunks = by_document(out)[name]
         store.upsert(name, chunks[:1], content_hash="from the API")
@@ -232,29 +232,25 @@ def test_a_write_through_the_api_makes_the_next_run_read_the_file(
     assert by_document(out)[name] == api_tree(TEXTS["a.txt"], name)
 
 
-def test_two_paths_of_one_document_keep_the_last_file(tree: Path, tmp_path: Path) -> None:
-    # "in/link/../a.txt" normalises to "in/a.txt", but the link makes it another file.
+def test_two_files_that_one_path_spelling_confuses_are_two_documents(
+    tree: Path, tmp_path: Path
+) -> None:
+    # "in/link/../a.txt" normalises to "in/a.txt", but the link makes it another file
+    # (in/deep/a.txt): document ids are resolved paths, so they are two documents.
     (tree / "deep" / "x").mkdir(parents=True)
     (tree / "deep" / "a.txt").write_text("The other file, one sentence. " * 30, encoding="utf-8")
     (tree / "link").symlink_to(tree / "deep" / "x")
     out = tmp_path / "out.sqlite"
     first, second = str(tree / "a.txt"), f"{tree}/link/../a.txt"
     assert main(["chunk", first, second, *SIZES, "-o", str(out)]) == 0
-    name = os.path.normpath(first)
+    name, other = os.path.realpath(first), os.path.realpath(second)
+    assert other == os.path.realpath(tree / "deep" / "a.txt")
     text = (tree / "deep" / "a.txt").read_text(encoding="utf-8")
-    assert by_document(out) == {name: api_tree(text, name)}
-    # An update of the store does the same, for a stored document and for a new one.
+    expected = {name: api_tree(TEXTS["a.txt"], name), other: api_tree(text, other)}
+    assert by_document(out) == expected
+    # In either order, into the same store: unchanged.
     assert main(["chunk", second, first, *SIZES, "-o", str(out)]) == 0
-    assert by_document(out) == {name: api_tree(TEXTS["a.txt"], name)}
-    (tree / "b" / "x").mkdir()
-    (tree / "bl").symlink_to(tree / "b" / "x")
-    (tree / "b" / "c.txt").write_text("Under b. " * 50, encoding="utf-8")
-    (tree / "c.txt").write_text("Beside a. " * 60, encoding="utf-8")
-    third = f"{tree}/bl/../c.txt"  # in/b/c.txt, named in/c.txt
-    new_name = os.path.normpath(str(tree / "c.txt"))
-    assert main(["chunk", str(tree / "c.txt"), third, *SIZES, "-o", str(out)]) == 0
-    text = (tree / "b" / "c.txt").read_text(encoding="utf-8")
-    assert by_document(out)[new_name] == api_tree(text, new_name)
+    assert by_document(out) == expected
 
 
 @pytest.mark.parametrize("sync", [False, True])
@@ -263,6 +259,7 @@ def test_a_new_store_is_synced_before_its_rename_only_when_asked(
 ) -> None:
     from spanchunk.cli import build_parser, make_chunkers  # noqa: PLC0415
     from spanchunk.cli._files import Globs, collect_files  # noqa: PLC0415
+    from spanchunk.cli._output import resolve_target  # noqa: PLC0415
     from spanchunk.cli._writers import SqliteWriter  # noqa: PLC0415
 
     synced: list[str] = []
@@ -275,7 +272,7 @@ def test_a_new_store_is_synced_before_its_rename_only_when_asked(
     monkeypatch.setattr(os, "fsync", fsync)
     out = tmp_path / "out.sqlite"
     chunkers = make_chunkers(build_parser().parse_args(["chunk", "x", *SIZES]))
-    writer = SqliteWriter(str(out), sync=sync)
+    writer = SqliteWriter(resolve_target(str(out)), sync=sync)
     job = writer.job(chunkers)
     result = job(collect_files([str(tree)], Globs(), print))
     for part in result.parts:
@@ -289,3 +286,37 @@ def test_a_new_store_is_synced_before_its_rename_only_when_asked(
     expected = tmp_path / "expected.sqlite"
     assert run(tree, expected) == 0
     assert by_document(out) == by_document(expected)
+
+
+@pytest.mark.usefixtures("trusting")
+def test_skipped_files_are_recorded_and_not_read_again(
+    tree: Path, tmp_path: Path, reads: list[str], capsys: pytest.CaptureFixture
+) -> None:
+    (tree / "image.bin").write_bytes(b"\x89PNG\x00" + bytes(100_000))
+    (tree / "latin.txt").write_bytes("caf\xe9".encode("latin-1"))
+    out = tmp_path / "out.sqlite"
+    assert run(tree, out) == 0
+    assert {"image.bin", "latin.txt"} <= set(reads)
+    connection = sqlite3.connect(out)
+    recorded = dict(connection.execute("SELECT path, kind FROM skipped_files").fetchall())
+    connection.close()
+    assert {os.path.basename(path): kind for path, kind in recorded.items()} == {
+        "image.bin": "binary",
+        "latin.txt": "not UTF-8",
+    }
+    capsys.readouterr()
+    reads.clear()
+    assert run(tree, out) == 0
+    assert reads == []  # neither the documents nor the skipped files are read again
+    err = capsys.readouterr().err
+    assert "2 skipped (1 binary, 1 not UTF-8)" in err
+    assert "latin.txt: not UTF-8" in err  # still said, without reading it
+    # A skipped file that becomes text is read again and added; a removed one is forgotten.
+    (tree / "latin.txt").write_text("café, now UTF-8\n", encoding="utf-8")
+    (tree / "image.bin").unlink()
+    assert run(tree, out) == 0
+    assert reads == ["latin.txt"]
+    connection = sqlite3.connect(out)
+    assert connection.execute("SELECT count(*) FROM skipped_files").fetchone()[0] == 0
+    connection.close()
+    assert os.path.realpath(tree / "latin.txt") in by_document(out)

@@ -26,7 +26,17 @@ def reference_walk(paths: list[str], globs: Globs) -> list[Event]:
     def found(path: str, info: os.stat_result) -> None:
         if (info.st_dev, info.st_ino) not in seen:
             seen.add((info.st_dev, info.st_ino))
-            events.append(File(path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino))
+            events.append(
+                File(
+                    path,
+                    info.st_size,
+                    info.st_mtime_ns,
+                    info.st_ctime_ns,
+                    info.st_ino,
+                    info.st_dev,
+                    os.path.realpath(path),
+                )
+            )
 
     def walk(folder: str, parts: tuple[str, ...]) -> None:
         try:

@@ -18,6 +18,7 @@ import pytest
 import spanchunk.integrations.ray as module
 from conftest import corpus_root, read_document
 from spanchunk import Chunk, Document, ParentChildChunker
+from spanchunk.batch import file_document_id
 from spanchunk.cli import main
 from spanchunk.integrations.ray import ChunkBatches, chunk_batch, chunk_schema, spark_schema
 
@@ -134,13 +135,20 @@ def test_levels_column_names_and_headings() -> None:
 
 @pytest.mark.parametrize("markdown", [False, True])
 def test_rows_are_the_command_lines_parquet_rows(tmp_path: Path, markdown: bool) -> None:
-    # The corpus's files as a table (no id column: ids hash the text, as the command line's
-    # do) give the command line's Parquet rows, in its order, and a metadata column.
+    # The corpus's files as a table, with the command line's document ids (each file's
+    # resolved path, `file_document_id`), give the command line's Parquet rows, in its
+    # order, and a metadata column.
     paths = corpus_paths()
     out = tmp_path / "cli.parquet"
     argv = ["chunk", *map(str, paths), "--format", "markdown" if markdown else "text"]
     assert main([*argv, "-o", str(out)]) == 0
-    table = pa.table({"text": [read_document(p) for p in paths], "source": list(map(str, paths))})
+    table = pa.table(
+        {
+            "text": [read_document(p) for p in paths],
+            "source": list(map(str, paths)),
+            "id": [file_document_id(p) for p in paths],
+        }
+    )
     chunks = ChunkBatches(**SETTINGS, markdown=markdown, metadata_columns=())(table)
     assert set(chunks.column("metadata").to_pylist()) == {"{}"}
     assert chunks.drop_columns(["metadata"]).equals(pq.read_table(out))

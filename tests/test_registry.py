@@ -6,7 +6,7 @@ import threading
 from typing import Any
 
 import pytest
-from spanchunk import Chunk, Document, ParentChildChunker, ParentRegistry
+from spanchunk import Chunk, Document, MissingParentWarning, ParentChildChunker, ParentRegistry
 
 TEXT_A = "\n\n".join(f"Alpha paragraph {i}. " + "words in alpha " * 6 for i in range(6))
 TEXT_B = "\n\n".join(f"Beta paragraph {i}. " + "words in beta " * 6 for i in range(4))
@@ -79,8 +79,12 @@ def test_expand_dedupes_keeps_order_and_orphans(
     orphan = orphan_children[0]
 
     assert [c.id for c in registry.expand([c1, c0, c0b, c1])] == [p1.id, p0.id]
-    assert [c.id for c in registry.expand([c2, orphan, c0])] == [p2.id, orphan.id, p0.id]
-    assert [c.id for c in registry.expand([orphan])] == [orphan.id]
+    # A hit whose parent the registry does not hold is kept as itself: with a warning by
+    # default, silently with missing="keep" (tests/test_api_guards.py has the three modes).
+    kept = registry.expand([c2, orphan, c0], missing="keep")
+    assert [c.id for c in kept] == [p2.id, orphan.id, p0.id]
+    with pytest.warns(MissingParentWarning, match="1 hit has a parent this store does not hold"):
+        assert [c.id for c in registry.expand([orphan])] == [orphan.id]
     assert registry.expand([]) == []
     assert [c.id for c in registry.expand([c1, c0, c2], max_parents=2)] == [p1.id, p0.id]
     assert [c.id for c in registry.expand([c1, c1, c0, c2], max_parents=1)] == [p1.id]

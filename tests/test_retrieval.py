@@ -31,6 +31,7 @@ from spanchunk import (
     Chunk,
     Document,
     HierarchicalChunker,
+    MissingParentWarning,
     ParentChildChunker,
     ParentRegistry,
     SqliteRegistry,
@@ -136,7 +137,10 @@ def test_children_carry_their_parent(tmp_path: Path) -> None:
         chunk_record(chunker.parents[i])[:11] for i in dict.fromkeys(c.parent_id for c in leaves)
     ]
     assert expand(carrying[:1], ParentRegistry()) == [chunker.parents[leaves[0].parent_id]]
-    assert expand(leaves[:1], ParentRegistry()) == leaves[:1]  # nothing carried: kept
+    # Nothing carried and not stored: kept as itself, with a warning unless missing="keep".
+    assert expand(leaves[:1], ParentRegistry(), missing="keep") == leaves[:1]
+    with pytest.warns(MissingParentWarning, match="does not hold and no metadata"):
+        assert expand(leaves[:1], ParentRegistry()) == leaves[:1]
     assert ParentRegistry().parent_of(carrying[0]) == chunker.parents[leaves[0].parent_id]
     # A SQLite store keeps children with their parent_content (nested metadata).
     with SqliteRegistry(tmp_path / "c.sqlite", children=True) as store:

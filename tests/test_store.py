@@ -244,7 +244,7 @@ def test_a_store_of_schema_1_is_upgraded_when_opened(path: Path) -> None:
         assert store.content_hashes() == {"doc-a": None}
         assert store.upsert("doc-a", tree, content_hash="h") is True
     connection = sqlite3.connect(path)
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     leaves = connection.execute("SELECT count(*) FROM chunks WHERE child_ids = ''").fetchone()
     connection.close()
     assert leaves[0] == sum(1 for chunk in tree if not chunk.child_ids)

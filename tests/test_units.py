@@ -32,6 +32,7 @@ from spanchunk import (
     RecursiveChunker,
     _core,
 )
+from spanchunk.batch import read_document
 from spanchunk.cli import main
 
 NEW_UNITS = ["word", "sentence", "passage", "page"]
@@ -366,7 +367,9 @@ def test_cli_sentence_parents_word_children(tmp_path: Path) -> None:
     reference = ParentChildChunker(
         10, 60, child_chunker=RecursiveChunker(60, overlap=0, unit="word"), unit="sentence"
     )
-    assert [record["id"] for record in records] == [c.id for c in reference.chunk_tree(text)]
+    # The command line's document id is the file's resolved path (read_document's too).
+    expected = reference.chunk_tree(read_document(source))
+    assert [record["id"] for record in records] == [c.id for c in expected]
 
 
 def test_haystack_component_in_haystack_units() -> None:

@@ -12,7 +12,12 @@ from spanchunk._settings import SENTENCES
 from spanchunk.base import Chunker
 from spanchunk.chunk import Chunk
 from spanchunk.document import Document
-from spanchunk.errors import ChunkingError, SkippedDocumentWarning
+from spanchunk.errors import (
+    ChunkingError,
+    MissingParentError,
+    MissingParentWarning,
+    SkippedDocumentWarning,
+)
 from spanchunk.hierarchical import HierarchicalChunker, ParentChildChunker
 from spanchunk.markdown import MarkdownChunker
 from spanchunk.recursive import RecursiveChunker
@@ -27,6 +32,8 @@ __all__ = [
     "Document",
     "HierarchicalChunker",
     "MarkdownChunker",
+    "MissingParentError",
+    "MissingParentWarning",
     "ParentChildChunker",
     "ParentRegistry",
     "ParentStore",

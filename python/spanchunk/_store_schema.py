@@ -11,7 +11,9 @@ from __future__ import annotations
 #: ``file_inode``: its stat cache), and new files of schema 3 keep the chunk ids unique by an
 #: index (``ID_INDEX``). A file of an older schema is upgraded when opened (one ``ALTER
 #: TABLE`` per column, nothing rewritten).
-SCHEMA_VERSION = 3
+#: Schema 4 records the files the command line skipped (``skipped_files``: binary, not
+#: UTF-8), with their state, so a re-run does not read them again.
+SCHEMA_VERSION = 4
 #: ``PRAGMA application_id`` of a spanchunk store: "spch" as a big-endian int.
 APPLICATION_ID = int.from_bytes(b"spch", "big")
 
@@ -24,6 +26,17 @@ POSITION_INDEX = "CREATE INDEX IF NOT EXISTS chunks_position ON chunks (document
 #: inserting ids in random order (a third of a new store's time). Files of schemas 1 and 2
 #: keep their constraint.
 ID_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS chunks_id ON chunks (id)"
+#: Files the command line skipped, by resolved path: why (the summary's kind and the
+#: message) and their state when they were looked at, as ``documents`` records it.
+SKIPPED_FILES = """CREATE TABLE IF NOT EXISTS skipped_files (
+    path TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    message TEXT NOT NULL,
+    file_size INTEGER NOT NULL,
+    file_mtime_ns INTEGER NOT NULL,
+    file_ctime_ns INTEGER NOT NULL,
+    file_inode INTEGER NOT NULL
+)"""
 COLUMNS = (
     "id, text, document_id, idx, level, start_char, end_char, start_byte, end_byte, "
     "parent_id, child_ids, metadata"
@@ -55,6 +68,7 @@ CREATE TABLE IF NOT EXISTS documents (
     file_ctime_ns INTEGER,
     file_inode INTEGER
 );
+{SKIPPED_FILES};
 PRAGMA application_id = {APPLICATION_ID};
 PRAGMA user_version = {SCHEMA_VERSION};
 """

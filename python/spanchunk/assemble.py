@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from spanchunk import _core
+from spanchunk._parents import Missing, check_missing, missing_parents
 from spanchunk._tokens import sizing
 from spanchunk.chunk import Chunk
 
@@ -256,6 +257,7 @@ def assemble(
     widen: float = 1.0,
     context: int = 0,
     order: str = "document",
+    missing: Missing = "warn",
 ) -> list[Span]:
     """The context to send for ``hits`` within ``budget``: exact, non-overlapping spans.
 
@@ -278,13 +280,20 @@ def assemble(
         order: ``"document"``: documents by their best hit, spans in reading order within
             each (a model reads adjacent spans as the text they are); ``"score"``: spans by
             their best hit.
+        missing: For a hit whose parent (or a higher ancestor) the store does not hold, so
+            that it is assembled without the chunks above: ``"warn"`` (one
+            ``MissingParentWarning`` per call), ``"raise"`` (``MissingParentError``) or
+            ``"keep"`` (silently). Leaves that are not stored are not missing parents: a hit
+            whose siblings are not stored stays alone, as said above.
 
     Returns:
         Spans whose ``size`` sum is at most ``budget``; no two overlap.
 
     Raises:
         TypeError: A hit is not a Chunk or a (Chunk, score) pair.
-        ValueError: A negative budget or gap, an unknown unit or order.
+        ValueError: A negative budget or gap, an unknown unit, order or ``missing``.
+        MissingParentError: (a ``KeyError``) ``missing="raise"`` and a hit's parent is not
+            stored.
 
     Example:
         >>> from spanchunk import HierarchicalChunker, ParentRegistry
@@ -305,11 +314,15 @@ def assemble(
         raise ValueError(f"threshold must be a number, got {threshold!r}")
     if order not in ("document", "score"):
         raise ValueError(f"order must be 'document' or 'score', got {order!r}")
+    mode = check_missing(missing)
     measure = _measure(unit, encoding, length_function)
     found = _Blocks(store)
     total = 0
-    for rank, (hit, score) in enumerate(_hits(hits)):
+    scored = _hits(hits)
+    for rank, (hit, score) in enumerate(scored):
         block = found.block_of(hit)
+        if mode == "raise" and found.missing:
+            break
         first, end = block.ranges[hit.id]
         block.note(first, end, score, rank)
         if all(block.chosen[first:end]) or total >= budget:
@@ -334,6 +347,15 @@ def assemble(
                 block.size = size
                 block.chosen = proposal
                 break
+    missing_parents(
+        mode,
+        found.missing,
+        "assemble",
+        total=len(scored),
+        content=False,
+        relation="an ancestor",
+        kept="assembled without the chunks above them",
+    )
     return _spans(found.blocks.values(), measure, order)
 
 
@@ -344,16 +366,22 @@ class _Blocks:
         self.store = store
         self.cache: dict[str, Chunk | None] = {}
         self.blocks: dict[str, _Block] = {}
+        # Hit id -> the id of the first ancestor on its way up that the store does not hold.
+        self.missing: dict[str, str] = {}
 
     def top_of(self, chunk: Chunk) -> Chunk:
-        """The highest stored ancestor that lists its child (cycles and strays stop it)."""
+        """The highest stored ancestor that lists its child (cycles and strays stop it; an
+        ancestor the store does not hold stops it too, and is noted in ``missing``)."""
         node = chunk
         seen = {node.id}
         while node.parent_id is not None:
             if node.parent_id not in self.cache:
                 self.cache[node.parent_id] = _get_many(self.store, [node.parent_id])[0]
             parent = self.cache[node.parent_id]
-            if parent is None or parent.id in seen or node.id not in parent.child_ids:
+            if parent is None:
+                self.missing.setdefault(chunk.id, node.parent_id)
+                break
+            if parent.id in seen or node.id not in parent.child_ids:
                 break
             seen.add(parent.id)
             node = parent

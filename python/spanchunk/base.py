@@ -35,7 +35,7 @@ from spanchunk._settings import Setting, fingerprint_of, type_name, workers_sett
 from spanchunk._spans import Level, all_built_in, spans_of_pieces, tree_array, tree_records
 from spanchunk._tokens import Sizing
 from spanchunk.chunk import Chunk
-from spanchunk.document import Document, _as_document, _text_type_error
+from spanchunk.document import Document, _as_document, _misused, _text_type_error
 from spanchunk.errors import ChunkingError, SkippedDocumentWarning, _encoding_error
 from spanchunk.registry import ParentRegistry
 from spanchunk.store import ParentStore
@@ -54,12 +54,22 @@ Documents = Document | str | Iterable[Document | str]
 # Inputs: documents and texts, checked with messages that name the position and the fix.
 
 
-def _items(values: object, what: str) -> list[object]:
-    """The items of an iterable argument; TypeError for non-iterables and for mappings."""
+def _refuse_misused(values: object, what: str, call: str) -> None:
+    """TypeError for an argument passed by mistake where documents or texts go: an open file
+    (iterating it would chunk every line as a document), a path, bytes, or another
+    framework's document; the message names what to call instead."""
+    if _misused(values, call) is not None:
+        raise _text_type_error(values, what, "a str, a spanchunk.Document or a list of them", call)
+
+
+def _items(values: object, what: str, call: str = "chunk") -> list[object]:
+    """The items of an iterable argument; TypeError for non-iterables and for mappings, and
+    for the inputs passed by mistake (see ``_refuse_misused``)."""
     if isinstance(values, (Document, str)):
         return [values]
-    if isinstance(values, (bytes, bytearray, memoryview)):
-        raise _text_type_error(values, what, "a str, a spanchunk.Document or a list of them")
+    if isinstance(values, (list, tuple)):
+        return list(values)
+    _refuse_misused(values, what, call)
     if isinstance(values, Mapping) or not isinstance(values, Iterable):
         raise TypeError(
             f"{what} must be a str, a spanchunk.Document or a list of them, "
@@ -68,19 +78,19 @@ def _items(values: object, what: str) -> list[object]:
     return list(values)
 
 
-def _documents(values: object) -> list[Document]:
+def _documents(values: object, call: str = "chunk") -> list[Document]:
     return [
-        _as_document(item, f"documents[{position}]")
-        for position, item in enumerate(_items(values, "documents"))
+        _as_document(item, f"documents[{position}]", call)
+        for position, item in enumerate(_items(values, "documents", call))
     ]
 
 
-def _text_of(value: object, what: str) -> str:
+def _text_of(value: object, what: str, call: str | None = None) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, Document):
         return value.text
-    raise _text_type_error(value, what, "a str or a spanchunk.Document")
+    raise _text_type_error(value, what, "a str or a spanchunk.Document", call)
 
 
 def _checked_document(position: int, item: object) -> Document:
@@ -96,7 +106,9 @@ def _checked_document(position: int, item: object) -> Document:
             return Document(item)
         except ValueError as error:
             raise ValueError(f"documents[{position}]: {error}") from None
-    raise _text_type_error(item, f"documents[{position}]", "a str or a spanchunk.Document")
+    raise _text_type_error(
+        item, f"documents[{position}]", "a str or a spanchunk.Document", "chunk_many"
+    )
 
 
 class _Checked(NamedTuple):
@@ -109,14 +121,16 @@ class _Checked(NamedTuple):
 
 
 def _columns(
-    documents: Documents | _Checked,
+    documents: Documents | _Checked, call: str = "chunk"
 ) -> tuple[list[str], list[str | None], list[Mapping[str, Any] | None]]:
     """The texts, ids and chunk metadata of a batch, as the core takes them (an id of None:
-    the text's hash, as ``Document`` gives it)."""
+    the text's hash, as ``Document`` gives it); ``call`` names the method in errors."""
     if isinstance(documents, str):
         # One text, the commonest call: no Document object, the core hashes its id.
         return [documents], [None], [None]
-    batch = documents.documents if isinstance(documents, _Checked) else _documents(documents)
+    batch = (
+        documents.documents if isinstance(documents, _Checked) else _documents(documents, call)
+    )
     return (
         [document.text for document in batch],
         [document.id for document in batch],
@@ -124,11 +138,13 @@ def _columns(
     )
 
 
-def _numbered(documents: Documents | _Checked) -> tuple[Iterable[tuple[int, Document]], bool]:
+def _numbered(
+    documents: Documents | _Checked, call: str = "chunk"
+) -> tuple[Iterable[tuple[int, Document]], bool]:
     """The documents with their input positions, and whether a failing one is skipped."""
     if isinstance(documents, _Checked):
         return zip(documents.positions, documents.documents, strict=True), documents.skip
-    return enumerate(_documents(documents)), False
+    return enumerate(_documents(documents, call)), False
 
 
 def _skip(position: int, error: BaseException, stacklevel: int) -> None:
@@ -265,7 +281,9 @@ class Chunker:
             Hierarchical chunkers also record the parents in their registry.
 
         Raises:
-            TypeError: An input is not a ``str`` or a ``Document``.
+            TypeError: An input is not a ``str`` or a ``Document``: the message names what
+                to call instead for an open file, a path, bytes, or a LangChain, LlamaIndex
+                or Haystack document (and its position, inside a list).
             ValueError: A text holds a lone surrogate (it cannot be encoded as UTF-8).
         """
         return self._chunk(documents, leaves_only=True)
@@ -279,7 +297,12 @@ class Chunker:
 
         Returns:
             The leaf chunks (level 0), in document order.
+
+        Raises:
+            TypeError: ``text`` is not a ``str`` (the message names the fix).
         """
+        if not isinstance(text, str):
+            raise _text_type_error(text, "text", "a str", "chunk_text")
         return self.chunk(Document(text, metadata=metadata))
 
     async def achunk(self, documents: Documents) -> list[Chunk]:
@@ -290,6 +313,16 @@ class Chunker:
         """
         import asyncio  # noqa: PLC0415  (a tenth of the package's import time)
 
+        # An open file, a path, ... (or one in a list): refused here, naming achunk, not in
+        # the worker thread. Only types are checked: the texts are not touched here.
+        if isinstance(documents, (list, tuple)):
+            for position, item in enumerate(documents):
+                if not isinstance(item, (str, Document)):
+                    raise _text_type_error(
+                        item, f"documents[{position}]", "a str or a spanchunk.Document", "achunk"
+                    )
+        elif not isinstance(documents, (str, Document)):
+            _refuse_misused(documents, "documents", "achunk")
         return await asyncio.to_thread(self.chunk, documents)
 
     def chunk_many(
@@ -330,7 +363,7 @@ class Chunker:
         worker_count = workers_setting(workers)
         # Validate every document before the batch call, so one bad text loses nothing else.
         accepted: list[tuple[int, Document]] = []
-        for position, item in enumerate(_items(documents, "documents")):
+        for position, item in enumerate(_items(documents, "documents", "chunk_many")):
             try:
                 accepted.append((position, _checked_document(position, item)))
             except (TypeError, ValueError) as error:
@@ -363,7 +396,7 @@ class Chunker:
                 return tree.spans(text)
             except UnicodeEncodeError as error:
                 raise _encoding_error(error) from None
-        return tree_records(self._levels(), _text_of(text, "text"))
+        return tree_records(self._levels(), _text_of(text, "text", "spans"))
 
     def spans_many(
         self, texts: Iterable[str | Document], *, workers: int | None = None
@@ -379,8 +412,8 @@ class Chunker:
         """
         worker_count = workers_setting(workers)
         strings = [
-            _text_of(item, f"texts[{position}]")
-            for position, item in enumerate(_items(texts, "texts"))
+            _text_of(item, f"texts[{position}]", "spans_many")
+            for position, item in enumerate(_items(texts, "texts", "spans_many"))
         ]
         tree = self._tree
         if tree is None:
@@ -436,6 +469,7 @@ class Chunker:
         *,
         leaves_only: bool,
         workers: int | None = 1,
+        call: str = "chunk",
     ) -> list[Chunk]:
         """The one path from documents to chunks (``chunk``, ``chunk_tree``, ``chunk_many``).
 
@@ -443,6 +477,7 @@ class Chunker:
             documents: What ``chunk`` accepts, or the documents ``chunk_many`` checked.
             leaves_only: Return the leaves only (``chunk``), not every level.
             workers: Threads for the core's batch call (1: this thread; None: every core).
+            call: The public method, named in the errors for bad input.
 
         Returns:
             The chunks of every document in input order, each document's levels top first.
@@ -452,7 +487,7 @@ class Chunker:
         if all_built_in(levels):
             # Every document through the core in one call: spans, ids and Chunk objects,
             # no span array in between.
-            texts, ids, metadatas = _columns(documents)
+            texts, ids, metadatas = _columns(documents, call)
             try:
                 results = _core.chunk_documents(
                     levels, texts, ids, metadatas, self.fingerprint(), workers
@@ -462,7 +497,7 @@ class Chunker:
             return self._collect(results, leaves_only=leaves_only)
         # A custom level: each document's span array, level by level, then its chunks.
         fingerprint = self.fingerprint()
-        numbered, skip = _numbered(documents)
+        numbered, skip = _numbered(documents, call)
         chunks = []
         for position, document in numbered:
             try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -87,14 +88,109 @@ def thaw_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
     return {key: _thaw(value) for key, value in metadata.items()}
 
 
-def _text_type_error(text: object, what: str = "text", expected: str = "a str") -> TypeError:
-    """The TypeError for a text that is not a str, naming its type and the fix."""
+_READ_DOCUMENT = "(from spanchunk.batch import read_document)"
+
+
+def _framework(value: object) -> str | None:
+    """The framework whose document ``value`` is ("langchain", "llama_index", "haystack"),
+    by its class's module and fields (never by importing the framework), or None."""
+    for cls in type(value).__mro__:
+        module = cls.__module__ or ""
+        if module.startswith("llama_index"):
+            return "llama_index"
+        if module.startswith("haystack"):
+            return "haystack"
+        if module.startswith("langchain"):
+            return "langchain"
+    if isinstance(getattr(value, "page_content", None), str) and hasattr(value, "metadata"):
+        return "langchain"  # a LangChain-style document from a package of its own
+    return None
+
+
+# Per framework: its name, and the integration to use instead ({use}: the call to name).
+_FRAMEWORK_FIXES = {
+    "langchain": (
+        "LangChain",
+        "split LangChain documents with SpanchunkTextSplitter(...).split_documents(documents), "
+        "or get every level with tree_documents(documents, chunker) (from "
+        "spanchunk.integrations.langchain import SpanchunkTextSplitter, tree_documents); or "
+        "pass its text: {use}(document.page_content)",
+    ),
+    "llama_index": (
+        "LlamaIndex",
+        "parse LlamaIndex documents with SpanchunkNodeParser(...).get_nodes_from_documents("
+        "documents) (from spanchunk.integrations.llamaindex import SpanchunkNodeParser); or "
+        "pass its text: {use}(document.text)",
+    ),
+    "haystack": (
+        "Haystack",
+        "split Haystack documents with SpanchunkDocumentSplitter(...).run(documents) (from "
+        "spanchunk.integrations.haystack import SpanchunkDocumentSplitter); or pass its text: "
+        "{use}(document.content)",
+    ),
+}
+
+
+def _misused(value: object, call: str | None) -> tuple[str, str] | None:
+    """What a value passed by mistake is (a file, a path, bytes, another framework's
+    document) and what to pass instead; None for any other value.
+
+    ``call`` is the chunker method to name in the fix (``"chunk"``); None: the ``Document``
+    constructor.
+    """
+    name = type(value).__name__
+    use = f"chunker.{call}" if call else "Document"
+    # chunk_text takes a str only: a Document read from a file goes to chunk.
+    reader = "chunker.chunk" if call == "chunk_text" else use
+    read = (
+        f"{reader}(read_document(path)) {_READ_DOCUMENT}"
+        if call
+        else f"read_document(path), which gives the Document {_READ_DOCUMENT}"
+    )
+    framework = _framework(value)
+    if framework is not None:
+        label, fix = _FRAMEWORK_FIXES[framework]
+        return (f"a {label} {name}", fix.format(use=use))
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        decoded = "bytes(data)" if isinstance(value, memoryview) else "data"
+        return (
+            name,
+            f"decode it first, {use}({decoded}.decode('utf-8')), or read the file as the "
+            f"command line does: {read}",
+        )
+    if isinstance(value, os.PathLike):
+        return (f"a path ({name})", f"read the file first, as the command line does: {read}")
+    if isinstance(value, io.IOBase) or callable(getattr(value, "read", None)):
+        return (
+            f"an open file ({name})",
+            f"pass its text, {use}(file.read()), or read the file as the command line does: "
+            f"{read}",
+        )
+    return None
+
+
+def _text_type_error(
+    text: object, what: str = "text", expected: str = "a str", call: str | None = None
+) -> TypeError:
+    """The TypeError for a text that is not a str, naming its type and the fix.
+
+    Args:
+        text: The value refused.
+        what: The argument (``"documents"``) or the item (``"documents[2]"``) it was.
+        expected: What the argument takes.
+        call: The chunker method called (``"chunk"``), to name in the message and the fix;
+            None: the ``Document`` constructor.
+    """
+    misused = _misused(text, call)
+    if misused is not None:
+        kind, fix = misused
+        if call is None:
+            return TypeError(f"{what} must be {expected}, not {kind}: {fix}")
+        if what.endswith("]"):  # an item of a list
+            return TypeError(f"{call}(): {what} must be {expected}, not {kind}: {fix}")
+        return TypeError(f"{call}() takes {expected}, not {kind}: {fix}")
     kind = type(text).__name__
-    if isinstance(text, (bytes, bytearray, memoryview)):
-        fix = "decode it first: data.decode('utf-8')"
-    elif isinstance(text, os.PathLike):
-        fix = "read the file first: pathlib.Path(path).read_text(encoding='utf-8')"
-    elif text is None:
+    if text is None:
         fix = "pass a str (an empty document is '')"
     else:
         fix = "pass a str"
@@ -238,10 +334,11 @@ def _check_id(id: object) -> str:
     return id
 
 
-def _as_document(item: object, what: str = "document") -> Document:
-    """A Document from a Document or a str; TypeError naming the fix for anything else."""
+def _as_document(item: object, what: str = "document", call: str | None = None) -> Document:
+    """A Document from a Document or a str; TypeError naming the fix for anything else
+    (``call``: the chunker method to name, see ``_text_type_error``)."""
     if isinstance(item, Document):
         return item
     if isinstance(item, str):
         return Document(item)
-    raise _text_type_error(item, what, "a str or a spanchunk.Document")
+    raise _text_type_error(item, what, "a str or a spanchunk.Document", call)

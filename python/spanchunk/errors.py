@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ChunkingError", "SkippedDocumentWarning"]
+__all__ = ["ChunkingError", "MissingParentError", "MissingParentWarning", "SkippedDocumentWarning"]
 
 
 class ChunkingError(Exception):
@@ -39,6 +39,50 @@ class SkippedDocumentWarning(UserWarning):
         >>> [chunk.text for chunk in chunks], caught[0].category is SkippedDocumentWarning
         (['fine'], True)
     """
+
+
+class MissingParentWarning(UserWarning):
+    """``expand`` (or ``auto_merge``, ``assemble``) met hits whose parent the store does not hold.
+
+    Emitted once per call, with the number of such hits, one of the missing parent ids, the
+    likely cause (the hits were cut with other settings or filled another store, or their
+    document was deleted) and the fix. The hits are kept as themselves, as before. Pass
+    ``missing="raise"`` to get a ``MissingParentError`` instead, or ``missing="keep"`` to
+    keep such hits without a warning. A hit that carries its parent in
+    ``metadata["parent_content"]`` is not missing, nor is a top-level hit.
+
+    Example:
+        >>> import warnings
+        >>> from spanchunk import MissingParentWarning, ParentChildChunker, ParentRegistry
+        >>> children = ParentChildChunker(200, 50).chunk("One sentence here. " * 40)
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     kept = ParentRegistry().expand(children[:2])
+        >>> kept == children[:2], caught[0].category is MissingParentWarning
+        (True, True)
+    """
+
+
+class MissingParentError(KeyError):
+    """``expand(..., missing="raise")`` (or ``auto_merge``, ``assemble``) met a hit whose
+    parent the store does not hold.
+
+    A ``KeyError`` (the parent id is the key not found); the message names how many hits,
+    one parent id, the likely cause and the fix.
+
+    Attributes:
+        parent_id: One of the parent ids the store does not hold.
+        count: How many hits had a parent the store does not hold.
+    """
+
+    def __init__(self, message: str, parent_id: str, count: int) -> None:
+        super().__init__(message)
+        self.parent_id = parent_id
+        self.count = count
+
+    def __str__(self) -> str:
+        # KeyError quotes its argument (repr); the message reads better as it is.
+        return str(self.args[0])
 
 
 def _encoding_error(error: UnicodeEncodeError, what: str = "text") -> ValueError:

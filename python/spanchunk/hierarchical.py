@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar, Literal
 
 from spanchunk import _core
+from spanchunk._parents import Missing, check_missing
 from spanchunk._settings import (
     FlagSetting,
     Setting,
@@ -259,18 +260,31 @@ class HierarchicalChunker(_BuiltInChunker, built_in=True):
             The chunks of every level, document by document; within a document, level by
             level from the top, each level in document order.
         """
-        return self._chunk(documents, leaves_only=False)
+        return self._chunk(documents, leaves_only=False, call="chunk_tree")
 
     def parent_of(self, chunk: Chunk) -> Chunk | None:
         """The parent of ``chunk`` from the registry (None at the top level or if unknown)."""
         return self.parents.parent_of(chunk)
 
-    def expand(self, hits: Iterable[Chunk], max_parents: int | None = None) -> list[Chunk]:
+    def expand(
+        self, hits: Iterable[Chunk], max_parents: int | None = None, *, missing: Missing = "warn"
+    ) -> list[Chunk]:
         """Swap retrieved chunks for their parents: de-duplicated, first-seen order kept.
 
-        A hit whose parent is not known is kept as itself. See ``ParentRegistry.expand``.
+        A hit whose parent the registry does not hold (nor the hit's ``parent_content``) is
+        kept as itself, with one ``MissingParentWarning`` per call by default. See
+        ``ParentRegistry.expand``.
+
+        Args:
+            hits: Retrieved chunks (or ``(chunk, score)`` pairs), best first.
+            max_parents: Return at most this many chunks (None: no limit).
+            missing: ``"warn"``, ``"raise"`` (``MissingParentError``) or ``"keep"`` (silently),
+                for a hit whose parent the registry does not hold.
         """
-        return self.parents.expand(hits, max_parents=max_parents)
+        if check_missing(missing) == "warn":
+            # A store of your own may predate ``missing``: the default is not passed on.
+            return self.parents.expand(hits, max_parents=max_parents)
+        return self.parents.expand(hits, max_parents=max_parents, missing=missing)
 
     def clear(self) -> None:
         """Forget every recorded parent."""

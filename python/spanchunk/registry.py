@@ -6,7 +6,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any, overload
 
-from spanchunk._parents import expand_hits, parent_from_content
+from spanchunk._parents import Missing, expand_hits, parent_from_content
 from spanchunk.chunk import Chunk
 from spanchunk.store import (
     check_fingerprint,
@@ -218,25 +218,34 @@ class ParentRegistry:
             found = self._chunks.get(parent_id)
         return parent_from_content(chunk) if found is None else found
 
-    def expand(self, hits: Iterable[Any], max_parents: int | None = None) -> list[Any]:
+    def expand(
+        self, hits: Iterable[Any], max_parents: int | None = None, *, missing: Missing = "warn"
+    ) -> list[Any]:
         """Swap each hit for its parent: de-duplicated by id, first-seen order kept.
 
-        A hit at the top level, or whose parent is neither stored nor carried in its
-        ``metadata["parent_content"]``, is kept as itself. ``(chunk, score)`` pairs give
+        A hit at the top level is kept as itself. A parent that is not stored comes from the
+        hit's ``metadata["parent_content"]`` when it carries one; failing that the hit is
+        "missing" (its chunks were cut with other settings or into another store, or its
+        document was deleted): ``missing`` says what happens. ``(chunk, score)`` pairs give
         ``(parent, score)`` pairs, with the score of the first hit that reached the parent.
 
         Args:
             hits: Retrieved chunks (or ``(chunk, score)`` pairs), best first.
             max_parents: Return at most this many chunks (None: no limit).
+            missing: For hits whose parent is not stored: ``"warn"`` keeps them as
+                themselves with one ``MissingParentWarning`` per call naming how many;
+                ``"raise"`` raises ``MissingParentError``; ``"keep"`` keeps them silently.
 
         Returns:
             The parents (and parentless hits), each once, in the order first reached.
 
         Raises:
             TypeError: A hit is not a ``Chunk`` (nor a pair with one).
-            ValueError: ``max_parents`` is less than 1.
+            ValueError: ``max_parents`` is less than 1, or ``missing`` is unknown.
+            MissingParentError: (a ``KeyError``) ``missing="raise"`` and a hit's parent is
+                not stored.
         """
-        return expand_hits(hits, self.get_many, max_parents, "ParentRegistry.expand")
+        return expand_hits(hits, self.get_many, max_parents, "ParentRegistry.expand", missing)
 
     def clear(self) -> None:
         """Remove every stored chunk and forget the recorded fingerprint."""

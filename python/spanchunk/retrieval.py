@@ -36,7 +36,10 @@ from typing import Any, Literal, overload
 
 from spanchunk._parents import (
     PARENT_CONTENT,
+    Missing,
+    check_missing,
     expand_hits,
+    missing_parents,
     not_a_chunk,
     parent_from_content,
 )
@@ -62,20 +65,28 @@ Unit = Literal["char", "byte"] | Callable[[str], int]
 
 
 def expand(
-    hits: Iterable[Any], store: ParentStore | None, max_parents: int | None = None
+    hits: Iterable[Any],
+    store: ParentStore | None,
+    max_parents: int | None = None,
+    *,
+    missing: Missing = "warn",
 ) -> list[Any]:
     """Swap each hit for its parent: de-duplicated by id, first-seen order kept.
 
     The parents are looked up in one ``store.get_many`` call (one query for a
     ``SqliteRegistry``). A parent the store does not know (or every parent, with
     ``store=None``) comes from the hit's ``metadata["parent_content"]`` when it carries one
-    (see ``attach_parent_content``); otherwise the hit is kept as itself, as a top-level hit
-    is.
+    (see ``attach_parent_content``). A top-level hit is kept as itself. A hit whose parent
+    is found neither way is "missing" (cut with other settings or into another store, or its
+    document was deleted), and ``missing`` says what happens to it.
 
     Args:
         hits: ``Chunk`` objects, or ``(chunk, score)`` pairs, best first.
         store: Where the parents are, or None to use only ``parent_content``.
         max_parents: Return at most this many (None: no limit).
+        missing: ``"warn"``: keep a missing hit as itself, with one
+            ``MissingParentWarning`` per call naming how many; ``"raise"``: raise
+            ``MissingParentError``; ``"keep"``: keep it silently.
 
     Returns:
         Chunks for chunk hits; ``(parent, score)`` pairs for pairs, the score of the first
@@ -83,7 +94,8 @@ def expand(
 
     Raises:
         TypeError: A hit is not a ``Chunk`` nor a ``(Chunk, score)`` pair.
-        ValueError: ``max_parents`` is less than 1.
+        ValueError: ``max_parents`` is less than 1, or ``missing`` is unknown.
+        MissingParentError: (a ``KeyError``) ``missing="raise"`` and a hit is missing.
 
     Example:
         >>> from spanchunk import ParentChildChunker
@@ -93,7 +105,7 @@ def expand(
         True
     """
     lookup = None if store is None else store.get_many
-    return expand_hits(hits, lookup, max_parents, "expand")
+    return expand_hits(hits, lookup, max_parents, "expand", missing)
 
 
 def _threshold(threshold: object) -> float:
@@ -141,15 +153,21 @@ def _scored(hits: Iterable[Any], where: str) -> tuple[list[list[Any]], bool]:
 
 @overload
 def auto_merge(
-    hits: Iterable[tuple[Chunk, float]], store: ParentStore, threshold: float = 0.5
+    hits: Iterable[tuple[Chunk, float]],
+    store: ParentStore,
+    threshold: float = 0.5,
+    *,
+    missing: Missing = "warn",
 ) -> list[tuple[Chunk, float]]: ...
 @overload
 def auto_merge(
-    hits: Iterable[Chunk], store: ParentStore, threshold: float = 0.5
+    hits: Iterable[Chunk], store: ParentStore, threshold: float = 0.5, *, missing: Missing = "warn"
 ) -> list[Chunk]: ...
 
 
-def auto_merge(hits: Iterable[Any], store: ParentStore, threshold: float = 0.5) -> list[Any]:
+def auto_merge(
+    hits: Iterable[Any], store: ParentStore, threshold: float = 0.5, *, missing: Missing = "warn"
+) -> list[Any]:
     """Replace retrieved children by their parent where enough of them were retrieved.
 
     A parent replaces its retrieved children when (retrieved children) / (all its children)
@@ -161,20 +179,26 @@ def auto_merge(hits: Iterable[Any], store: ParentStore, threshold: float = 0.5) 
     LlamaIndex's (tested against both packages). Each round of merging looks its parents up
     in one ``store.get_many`` call.
 
-    A hit whose parent is neither stored nor carried in its ``parent_content`` stays as it
-    is. Hits repeated (same id) count once, with the first score.
+    A hit (or a merged parent) whose parent is neither stored nor carried in its
+    ``parent_content`` cannot merge and stays as it is; ``missing`` says whether that is
+    reported, as for ``expand``. Hits repeated (same id) count once, with the first score.
 
     Args:
         hits: ``(chunk, score)`` pairs, or ``Chunk`` objects (equal scores).
         store: Where the parents are (every level above the hits).
         threshold: Strictly between 0 and 1.
+        missing: For a chunk whose parent the store does not hold: ``"warn"`` (one
+            ``MissingParentWarning`` per call), ``"raise"`` (``MissingParentError``) or
+            ``"keep"`` (silently); it stays unmerged either way.
 
     Returns:
         ``(chunk, score)`` pairs for pairs, chunks for chunks: the survivors, best first.
 
     Raises:
         TypeError: A hit is not a ``Chunk`` nor a ``(Chunk, number)`` pair.
-        ValueError: ``threshold`` is not strictly between 0 and 1.
+        ValueError: ``threshold`` is not strictly between 0 and 1, or ``missing`` is
+            unknown.
+        MissingParentError: (a ``KeyError``) ``missing="raise"`` and a parent is not stored.
 
     Example:
         >>> from spanchunk import ParentChildChunker
@@ -186,10 +210,15 @@ def auto_merge(hits: Iterable[Any], store: ParentStore, threshold: float = 0.5) 
         [(1, 0.6)]
     """
     limit = _threshold(threshold)
+    mode = check_missing(missing)
     rows, scored = _scored(hits, "auto_merge")
+    total = len(rows)
     parents: dict[str, Chunk | None] = {}
-    while _merge_round(rows, store, limit, parents):
-        pass
+    absent: dict[str, str] = {}
+    while _merge_round(rows, store, limit, parents, absent):
+        if mode == "raise" and absent:
+            break
+    missing_parents(mode, absent, "auto_merge", total=total, kept="left unmerged")
     rows.sort(key=lambda row: row[1], reverse=True)
     if scored:
         return [(row[0], row[1]) for row in rows]
@@ -197,10 +226,15 @@ def auto_merge(hits: Iterable[Any], store: ParentStore, threshold: float = 0.5) 
 
 
 def _merge_round(
-    rows: list[list[Any]], store: ParentStore, limit: float, parents: dict[str, Chunk | None]
+    rows: list[list[Any]],
+    store: ParentStore,
+    limit: float,
+    parents: dict[str, Chunk | None],
+    absent: dict[str, str],
 ) -> bool:
     """One round of merging, in place: every parent with enough of its children among the
-    rows replaces them (appended, in the order first reached). Whether anything merged."""
+    rows replaces them (appended, in the order first reached). Whether anything merged.
+    ``absent`` gets chunk id -> parent id for each row whose parent is not found."""
     groups: dict[str, list[list[Any]]] = {}
     for row in rows:
         parent_id = row[0].parent_id
@@ -219,6 +253,8 @@ def _merge_round(
     for parent_id, members in groups.items():
         parent = parents[parent_id]
         if parent is None:
+            for member in members:
+                absent.setdefault(member[0].id, parent_id)
             continue
         total = len(parent.child_ids) or 1
         if len(members) / total > limit:

@@ -33,16 +33,17 @@ Measured with ``benches/store.py`` (figures in ``benches/results/store.md``) on 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, overload, runtime_checkable
 
-from spanchunk._parents import expand_hits, parent_from_content
+from spanchunk._parents import Missing, expand_hits, parent_from_content
 from spanchunk._store_schema import (
     APPLICATION_ID,
     DOCUMENT_COLUMNS,
@@ -51,6 +52,7 @@ from spanchunk._store_schema import (
     SCHEMA,
     SCHEMA_VERSION,
     SELECT,
+    SKIPPED_FILES,
     UPSERT_ROW,
 )
 from spanchunk.chunk import Chunk
@@ -127,8 +129,12 @@ class ParentStore(Protocol):
         """The stored parent of ``chunk``, or None."""
         ...
 
-    def expand(self, hits: Iterable[Chunk], max_parents: int | None = None) -> list[Chunk]:
-        """Hits swapped for their parents, de-duplicated, order kept."""
+    def expand(
+        self, hits: Iterable[Chunk], max_parents: int | None = None, *, missing: Missing = "warn"
+    ) -> list[Chunk]:
+        """Hits swapped for their parents, de-duplicated, order kept; ``missing`` ("warn",
+        "raise" or "keep") says what becomes of a hit whose parent is not stored (the
+        chunkers pass it only when it is not "warn")."""
         ...
 
     def delete_document(self, document_id: str) -> int:
@@ -301,6 +307,55 @@ _METADATA_CACHE = 4096
 _BATCH = 500
 
 
+_STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+
+
+def _files_in(folder: str) -> list[str]:
+    """The names of the plain files in ``folder``, sorted (none when it cannot be listed)."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(entry.name for entry in entries if entry.is_file())
+    except OSError:
+        return []
+
+
+def _missing_message(path: str) -> str:
+    """What ``SqliteRegistry.open`` says of a path with no file: the path, a file of a close
+    name in the same folder when there is one, and the fix."""
+    import difflib  # noqa: PLC0415  (only on this error)
+
+    folder = os.path.dirname(path) or os.curdir
+    if not os.path.isdir(folder):
+        hint = f" (the folder {folder} does not exist either)"
+    else:
+        close = difflib.get_close_matches(os.path.basename(path), _files_in(folder), n=1)
+        hint = f" (did you mean {os.path.join(os.path.dirname(path), close[0])}?)" if close else ""
+    return (
+        f"no spanchunk store at {path}{hint}: SqliteRegistry.open opens an existing store "
+        "only; check the path, or make a new store with SqliteRegistry(path) and fill it by "
+        "chunking into it (registry=store)"
+    )
+
+
+def _folder_message(path: str) -> str:
+    """What ``SqliteRegistry.open`` says of a folder: a store file in it, when there is one."""
+    stores = [name for name in _files_in(path) if name.endswith(_STORE_SUFFIXES)]
+    example = os.path.join(path, stores[0] if stores else "parents.sqlite")
+    found = f" (it holds {', '.join(stores)})" if stores else ""
+    return (
+        f"{path} is a folder, not a spanchunk store{found}: pass the path of the store's "
+        f"file, e.g. SqliteRegistry.open({example!r})"
+    )
+
+
+#: SQLite's words for errors of the file system, and the errno each one is.
+_SQLITE_OS_ERRORS = (
+    ("database or disk is full", errno.ENOSPC),
+    ("attempt to write a readonly database", errno.EROFS),
+    ("disk I/O error", errno.EIO),
+)
+
+
 class StoreFormatError(ValueError):
     """A file that ``SqliteRegistry`` cannot open as a store: not one, or a later schema."""
 
@@ -322,6 +377,12 @@ class SqliteRegistry:
     By default a chunker sends it the chunks above the leaves (the parents); open it with
     ``children=True`` and the chunkers send the leaves too, so ``retrieval.neighbours`` can
     grow a leaf hit from the store alone.
+
+    Opening a store to query it: ``SqliteRegistry.open(path)`` opens an existing store only,
+    and raises ``FileNotFoundError`` naming the path (and a file of a close name in its
+    folder) when there is none; ``SqliteRegistry(path)`` creates an empty store at a path
+    that holds none, which is what chunking into a new store wants but hides a mistyped
+    path at query time (every ``expand`` would then find no parents).
 
     Concurrency (what is safe):
         - Any number of reader processes and threads at once, while one writer writes: in
@@ -368,7 +429,7 @@ class SqliteRegistry:
         >>> with SqliteRegistry(path) as store:
         ...     chunker = ParentChildChunker(parent_size=200, child_size=50, registry=store)
         ...     children = chunker.chunk("One sentence here. " * 40)
-        >>> with SqliteRegistry(path) as store:   # later, in any process
+        >>> with SqliteRegistry.open(path) as store:   # later, in any process
         ...     store.expand(children[:2])[0].id == children[0].parent_id
         True
     """
@@ -402,6 +463,64 @@ class SqliteRegistry:
         self._pid = 0
         self._closed = False
         self._connect()
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        children: bool = False,
+        timeout: float = 30.0,
+        durable: bool = False,
+    ) -> SqliteRegistry:
+        """An existing store, to query (or add to); never creates one.
+
+        The way to open a store at query time: a mistyped path is an error here, where
+        ``SqliteRegistry(path)`` would create an empty store there and every ``expand``
+        would find no parents.
+
+        Args:
+            path: The store's file, made earlier by ``SqliteRegistry(path)`` (or the
+                command line's ``--store``).
+            children: As for the constructor.
+            timeout: As for the constructor.
+            durable: As for the constructor.
+
+        Returns:
+            The open store.
+
+        Raises:
+            FileNotFoundError: No file at ``path``; the message names the path, and a file
+                of a close name in its folder when there is one.
+            IsADirectoryError: ``path`` is a folder (the message names a store in it, if any).
+            PermissionError: The file cannot be read or written.
+            StoreFormatError: (a ``ValueError``) the file is not a spanchunk store, or was
+                written by a later spanchunk.
+
+        Example:
+            >>> import tempfile, os
+            >>> from spanchunk import SqliteRegistry
+            >>> folder = tempfile.mkdtemp()
+            >>> SqliteRegistry(os.path.join(folder, "parents.sqlite")).close()
+            >>> try:
+            ...     SqliteRegistry.open(os.path.join(folder, "parent.sqlite"))
+            ... except FileNotFoundError as error:
+            ...     print("did you mean" in str(error))
+            True
+            >>> os.path.exists(os.path.join(folder, "parent.sqlite"))   # nothing was created
+            False
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(
+                f"SqliteRegistry.open takes a file path (str or pathlib.Path), not "
+                f"{type(path).__name__}"
+            )
+        where = os.fspath(path)
+        if os.path.isdir(where):
+            raise IsADirectoryError(_folder_message(where))
+        if not os.path.exists(where):
+            raise FileNotFoundError(_missing_message(where))
+        return cls(where, children=children, timeout=timeout, create=False, durable=durable)
 
     # ---------------------------------------------------------------- connection and schema
 
@@ -508,6 +627,7 @@ class SqliteRegistry:
                     for column in columns:
                         if version < added_in and column.split()[0] not in present:
                             connection.execute(f"ALTER TABLE documents ADD COLUMN {column}")
+                connection.execute(SKIPPED_FILES)
                 connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
             connection.execute("ROLLBACK")
@@ -541,14 +661,28 @@ class SqliteRegistry:
                 raise self._busy(error) from error
             try:
                 yield connection
+            except sqlite3.DatabaseError as error:
+                self._roll_back(connection)
+                raise self._busy(error) from error
             except BaseException:
-                connection.execute("ROLLBACK")
+                self._roll_back(connection)
                 raise
             try:
                 connection.execute("COMMIT")
-            except sqlite3.OperationalError as error:  # pragma: no cover - disk full, I/O error
-                connection.execute("ROLLBACK")
+            except sqlite3.DatabaseError as error:  # a full disk, an I/O error
+                self._roll_back(connection)
                 raise self._busy(error) from error
+
+    @staticmethod
+    def _roll_back(connection: sqlite3.Connection) -> None:
+        """Undo the open transaction, if SQLite has not already: after a full disk or an I/O
+        error it may have rolled back itself, and a second ``ROLLBACK`` would raise "no
+        transaction is active" in place of the error that matters."""
+        import sqlite3  # noqa: PLC0415
+
+        if connection.in_transaction:
+            with suppress(sqlite3.Error):
+                connection.execute("ROLLBACK")
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -561,8 +695,17 @@ class SqliteRegistry:
             finally:
                 connection.execute("COMMIT")
 
-    def _busy(self, error: sqlite3.OperationalError) -> Exception:
-        if "locked" in str(error) or "busy" in str(error):
+    def _busy(self, error: sqlite3.Error) -> Exception:
+        """The exception to raise for SQLite's ``error``: a lock held too long is a
+        ``TimeoutError``; a full disk, a read-only file system or an I/O error the
+        ``OSError`` the system would give, in its plain words."""
+        message = str(error)
+        for words, code in _SQLITE_OS_ERRORS:
+            if words in message:
+                return OSError(
+                    code, f"{os.strerror(code)} (writing the spanchunk store {self._path})"
+                )
+        if "locked" in message or "busy" in message:
             return TimeoutError(
                 f"another writer held the spanchunk store {self._path} for more than "
                 f"{self._timeout:g} s (one writer at a time): retry, or open the store with a "
@@ -958,18 +1101,26 @@ class SqliteRegistry:
         found = self.get(parent_id)
         return parent_from_content(chunk) if found is None else found
 
-    def expand(self, hits: Iterable[Any], max_parents: int | None = None) -> list[Any]:
+    def expand(
+        self, hits: Iterable[Any], max_parents: int | None = None, *, missing: Missing = "warn"
+    ) -> list[Any]:
         """Swap each hit for its parent: de-duplicated by id, first-seen order kept, one query.
 
-        A hit at the top level, or whose parent is neither stored nor carried in its
-        ``metadata["parent_content"]``, is kept as itself. ``(chunk, score)`` pairs give
-        ``(parent, score)`` pairs, with the score of the first hit that reached the parent.
+        A hit at the top level is kept as itself. A parent that is not stored comes from the
+        hit's ``metadata["parent_content"]`` when it carries one; failing that the hit is
+        "missing" (cut with other settings or into another store, or its document was
+        deleted) and ``missing`` says what happens: ``"warn"`` keeps it as itself with one
+        ``MissingParentWarning`` per call, ``"raise"`` raises ``MissingParentError``,
+        ``"keep"`` keeps it silently. ``(chunk, score)`` pairs give ``(parent, score)``
+        pairs, with the score of the first hit that reached the parent.
 
         Raises:
             TypeError: A hit is not a ``Chunk`` (nor a pair with one).
-            ValueError: ``max_parents`` is less than 1.
+            ValueError: ``max_parents`` is less than 1, or ``missing`` is unknown.
+            MissingParentError: (a ``KeyError``) ``missing="raise"`` and a hit's parent is
+                not stored.
         """
-        return expand_hits(hits, self.get_many, max_parents, "SqliteRegistry.expand")
+        return expand_hits(hits, self.get_many, max_parents, "SqliteRegistry.expand", missing)
 
     def delete_document(self, document_id: str) -> int:
         """Remove every chunk, every level, of one document; returns how many went."""

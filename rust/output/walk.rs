@@ -40,6 +40,11 @@ pub struct Listed {
     pub ctime_ns: i64,
     /// Its inode.
     pub inode: u64,
+    /// Its device.
+    pub device: u64,
+    /// Its resolved path: absolute, every symbolic link resolved (the PATH's folder
+    /// canonicalised once, and the names under it joined: folder links are not followed).
+    pub resolved: OsString,
 }
 
 /// What the walk finds, in order.
@@ -100,6 +105,8 @@ impl Globs for NoGlobs {
 #[derive(Debug)]
 struct Frame {
     folder: OsString,
+    /// The folder's resolved path (see [`Listed::resolved`]).
+    resolved: OsString,
     relative: OsString,
     entries: Vec<(OsString, Option<FileType>)>,
     next: usize,
@@ -160,9 +167,14 @@ impl Walk {
                 join(&frame.relative, &name)
             };
             let path = join(&frame.folder, &name);
+            let resolved = if kind.is_some_and(|kind| kind.is_symlink()) {
+                None // a file link: resolved when it is found
+            } else {
+                Some(join(&frame.resolved, &name))
+            };
             if kind.is_some_and(|kind| kind.is_dir()) {
                 if !(globs.prunes() && globs.excludes(&relative)?) {
-                    self.open(path, relative, out);
+                    self.open(path, resolved.unwrap_or_default(), relative, out);
                 }
                 continue;
             }
@@ -170,7 +182,7 @@ impl Walk {
                 continue;
             }
             match fs::metadata(&path) {
-                Ok(metadata) => self.found(path, &metadata, out),
+                Ok(metadata) => self.found(path, resolved, &metadata, out),
                 // A dangling link, or a file removed since the folder was read.
                 Err(error) => {
                     if kind.is_some_and(|kind| kind.is_symlink())
@@ -189,8 +201,11 @@ impl Walk {
     /// A PATH as given: a file, a folder to walk, or a skip.
     fn path(&mut self, path: OsString, out: &mut Vec<Event>) {
         match fs::metadata(&path) {
-            Ok(metadata) if metadata.is_dir() => self.open(path, OsString::new(), out),
-            Ok(metadata) if metadata.is_file() => self.found(path, &metadata, out),
+            Ok(metadata) if metadata.is_dir() => {
+                let resolved = resolve(&path);
+                self.open(path, resolved, OsString::new(), out);
+            }
+            Ok(metadata) if metadata.is_file() => self.found(path, None, &metadata, out),
             Ok(_) => out.push(Event::Skip(path, NOT_REGULAR, "not a regular file".into())),
             Err(error) => {
                 let link = fs::symlink_metadata(&path).is_ok_and(|link| link.is_symlink());
@@ -208,24 +223,41 @@ impl Walk {
         }
     }
 
-    /// A regular file, the first time it is found (others are left out).
-    fn found(&mut self, path: OsString, metadata: &fs::Metadata, out: &mut Vec<Event>) {
+    /// A regular file, the first time it is found (others are left out); `resolved` is its
+    /// resolved path when the walk knows it (None: resolved here).
+    fn found(
+        &mut self,
+        path: OsString,
+        resolved: Option<OsString>,
+        metadata: &fs::Metadata,
+        out: &mut Vec<Event>,
+    ) {
         if metadata.is_file() && self.seen.insert((metadata.dev(), metadata.ino())) {
+            let resolved = resolved.unwrap_or_else(|| resolve(&path));
             out.push(Event::File(Listed {
                 path,
                 size: metadata.size(),
                 mtime_ns: metadata.mtime() * 1_000_000_000 + metadata.mtime_nsec(),
                 ctime_ns: metadata.ctime() * 1_000_000_000 + metadata.ctime_nsec(),
                 inode: metadata.ino(),
+                device: metadata.dev(),
+                resolved,
             }));
         }
     }
 
     /// Lists a folder, to walk it next; a folder that cannot be read is skipped whole.
-    fn open(&mut self, folder: OsString, relative: OsString, out: &mut Vec<Event>) {
+    fn open(
+        &mut self,
+        folder: OsString,
+        resolved: OsString,
+        relative: OsString,
+        out: &mut Vec<Event>,
+    ) {
         match list(&folder) {
             Ok(entries) => self.stack.push(Frame {
                 folder,
+                resolved,
                 relative,
                 entries,
                 next: 0,
@@ -266,6 +298,19 @@ fn python_name(name: &[u8]) -> Vec<u32> {
         points.extend(chunk.invalid().iter().map(|&byte| 0xDC00 + u32::from(byte)));
     }
     points
+}
+
+/// The resolved path of `path` (`os.path.realpath`): absolute, links resolved; the
+/// absolute path as given when it cannot be resolved (it vanished since it was listed).
+#[must_use]
+pub fn resolve(path: &OsStr) -> OsString {
+    fs::canonicalize(path).map_or_else(
+        |_| {
+            std::path::absolute(path)
+                .map_or_else(|_| path.to_owned(), std::path::PathBuf::into_os_string)
+        },
+        std::path::PathBuf::into_os_string,
+    )
 }
 
 /// `folder` and `name` joined as `os.scandir` joins them (no second `/` after one).

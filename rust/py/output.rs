@@ -35,7 +35,22 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyArrowRows>()?;
     module.add_function(wrap_pyfunction!(write_documents, module)?)?;
     module.add_function(wrap_pyfunction!(write_files, module)?)?;
+    module.add_function(wrap_pyfunction!(is_binary, module)?)?;
+    module.add_function(wrap_pyfunction!(text_problem, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_columns, module)?)
+}
+
+/// Whether a file whose first bytes are `head` is binary, as the job decides (`files::is_binary`).
+#[pyfunction]
+fn is_binary(head: &[u8]) -> bool {
+    files::is_binary(head)
+}
+
+/// Why a file's bytes are not text as the job reads them (UTF-8, or UTF-16 or UTF-32 with a
+/// byte order mark), worded as the job reports it; None when they are.
+#[pyfunction]
+fn text_problem(py: Python<'_>, data: PyBackedBytes) -> PyResult<Option<String>> {
+    super::detach(py, || files::decode_text(&data).err())
 }
 
 /// The JSON Lines records of a batch, kept in Rust memory and written to a file descriptor
@@ -257,6 +272,16 @@ fn check_sources(documents: usize, sources: usize) -> PyResult<()> {
     )))
 }
 
+fn check_ids(documents: usize, ids: Option<&[PyBackedStr]>) -> PyResult<()> {
+    match ids {
+        Some(ids) if ids.len() != documents => Err(PyValueError::new_err(format!(
+            "{documents} documents and {} document ids: pass one id per document, or None",
+            ids.len()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// One chunker of a batch: its levels (parents first) and its settings' fingerprint.
 type ChunkerArgs<'py> = (Vec<Bound<'py, PySplitter>>, PyBackedStr);
 
@@ -307,9 +332,13 @@ fn chunkers_of(
 /// "parquet": a `ParquetGroup`, every chunk as one row group encoded with `parquet`, a
 /// `ParquetFile.encoder()`). Returns that, the failure of each document (None: written; else
 /// its kind, "not UTF-8" or "chunking failed", and a message), and the `ChunkSizes` of the
-/// chunks written.
+/// chunks written. Each document's id is `document_ids[position]` (the command line's: its
+/// file's resolved path), or the hash of its text where `document_ids` is None.
 #[pyfunction]
-#[pyo3(signature = (chunkers, datas, sources, format = "jsonl", parquet = None, chunker_of = None))]
+#[pyo3(signature = (
+    chunkers, datas, sources, format = "jsonl", parquet = None, chunker_of = None,
+    document_ids = None
+))]
 fn write_documents<'py>(
     py: Python<'py>,
     chunkers: Vec<ChunkerArgs<'py>>,
@@ -318,8 +347,10 @@ fn write_documents<'py>(
     format: &str,
     parquet: Option<PyRef<'py, PyParquetEncoder>>,
     chunker_of: Option<Vec<usize>>,
+    document_ids: Option<Vec<PyBackedStr>>,
 ) -> PyResult<Batch<'py>> {
     check_sources(datas.len(), sources.len())?;
+    check_ids(datas.len(), document_ids.as_deref())?;
     let encoder = output_format(format, parquet.as_deref())?;
     let chosen = chunkers_of(&chunkers, chunker_of, datas.len())?;
     let expected = datas.iter().map(|data| data.len()).sum();
@@ -328,6 +359,7 @@ fn write_documents<'py>(
             &chosen,
             Inputs::Bytes(&datas),
             &sources,
+            document_ids.as_deref(),
             encoder.as_ref(),
             expected,
         )
@@ -343,7 +375,7 @@ fn write_documents<'py>(
 #[pyfunction]
 #[pyo3(signature = (
     chunkers, paths, sources, format = "jsonl", expected_bytes = 0, parquet = None,
-    chunker_of = None
+    chunker_of = None, document_ids = None
 ))]
 fn write_files<'py>(
     py: Python<'py>,
@@ -354,8 +386,10 @@ fn write_files<'py>(
     expected_bytes: usize,
     parquet: Option<PyRef<'py, PyParquetEncoder>>,
     chunker_of: Option<Vec<usize>>,
+    document_ids: Option<Vec<PyBackedStr>>,
 ) -> PyResult<Batch<'py>> {
     check_sources(paths.len(), sources.len())?;
+    check_ids(paths.len(), document_ids.as_deref())?;
     let encoder = output_format(format, parquet.as_deref())?;
     let chosen = chunkers_of(&chunkers, chunker_of, paths.len())?;
     let (written, failures, sizes) = super::detach(py, || {
@@ -363,6 +397,7 @@ fn write_files<'py>(
             &chosen,
             Inputs::Files(&paths),
             &sources,
+            document_ids.as_deref(),
             encoder.as_ref(),
             expected_bytes,
         )
@@ -383,6 +418,7 @@ fn write_batch(
     chosen: &Chosen,
     inputs: Inputs<'_>,
     sources: &[PyBackedStr],
+    given_ids: Option<&[PyBackedStr]>,
     parquet: Option<&Encoder>,
     expected_bytes: usize,
 ) -> (Written, Vec<Option<Failure>>, ChunkSizes) {
@@ -432,13 +468,14 @@ fn write_batch(
                 }
             }
         };
-        let text = match files::utf8_text(data) {
+        let decoded = match files::decode_text(data) {
             Ok(text) => text,
             Err(message) => {
                 failures.push(Some(Failure::Message(NOT_UTF8, message)));
                 continue;
             }
         };
+        let text: &str = &decoded;
         let chunker = chosen.of[position];
         let (table, outline) = match tree::tree_spans_outlined(&borrowed[chunker], text) {
             Ok(cut) => cut,
@@ -447,7 +484,8 @@ fn write_batch(
                 continue;
             }
         };
-        let document_id = ids::text_id(text);
+        let document_id =
+            given_ids.map_or_else(|| ids::text_id(text), |given| (*given[position]).to_owned());
         let document = Document {
             text,
             source,
@@ -468,12 +506,7 @@ fn write_batch(
                 }
             }
         }
-        for record in &table.records {
-            sizes.push(
-                usize::try_from(record.0[0]).unwrap_or(0),
-                record.0[6] - record.0[5],
-            );
-        }
+        sizes.push_table(&borrowed[chunker], text, &table);
         failures.push(None);
     }
     output::recycle(file_bytes);

@@ -18,7 +18,7 @@ use super::output::PyChunkSizes;
 use super::splitter::{splitters, PySplitter};
 use crate::engine::{tree, Splitter};
 use crate::error::ChunkError;
-use crate::output::files::utf8_text;
+use crate::output::files::decode_text;
 use crate::output::sizes::ChunkSizes;
 use crate::output::Document;
 use crate::store::sqlite::{BulkWriter, Statements, StoredDocument};
@@ -152,13 +152,14 @@ fn cut_for_store<'py>(
         let mut sizes = ChunkSizes::default();
         for position in 0..count {
             let data: &[u8] = &datas[position];
-            let text = match utf8_text(data) {
+            let decoded = match decode_text(data) {
                 Ok(text) => text,
                 Err(message) => {
                     errors.push(Some(message));
                     continue;
                 }
             };
+            let text: &str = &decoded;
             let (table, outline) = match tree::tree_spans_outlined(&borrowed, text) {
                 Ok(cut) => cut,
                 Err(error) => {
@@ -174,12 +175,7 @@ fn cut_for_store<'py>(
                 fingerprint: &fingerprint,
             };
             let rows = DocumentRows::new(&document, &table, outline.as_ref());
-            for record in &table.records {
-                sizes.push(
-                    usize::try_from(record.0[0]).unwrap_or(0),
-                    record.0[6] - record.0[5],
-                );
-            }
+            sizes.push_table(&borrowed, text, &table);
             documents.push(CutDocument {
                 text: text.to_owned(),
                 document_id: document_id.to_owned(),

@@ -125,6 +125,8 @@ impl PyFileWalk {
                     file.mtime_ns,
                     file.ctime_ns,
                     file.inode,
+                    file.device,
+                    file.resolved,
                 ))?)?,
                 Event::Skip(path, kind, message) => items.append((path, kind, message))?,
             }

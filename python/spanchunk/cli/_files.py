@@ -23,9 +23,9 @@ ReportSkip = Callable[[str, str, str], None]
 
 
 class File(NamedTuple):
-    """A file to chunk, its name as written in the output, and its size, modification and
-    status change times (ns) and inode when it was listed (what a store's stat cache
-    compares).
+    """A file to chunk, its name as written in the output (``source``), its size,
+    modification and status change times (ns), inode and device when it was listed (what a
+    store's stat cache compares), and its resolved path (its document id).
 
     The command line's records are named tuples, not dataclasses: a dataclass costs about a
     millisecond to create (its methods are compiled from source), and with ``dataclasses``
@@ -37,6 +37,11 @@ class File(NamedTuple):
     mtime_ns: int = 0
     ctime_ns: int = 0
     inode: int = 0
+    device: int = 0
+    #: The file's resolved path (absolute, links resolved): its document's identity.
+    resolved: str = ""
+    #: The bytes of a document that is not read from a file (stdin's), else None.
+    data: bytes | None = None
 
 
 @lru_cache(maxsize=256)

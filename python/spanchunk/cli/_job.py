@@ -17,6 +17,7 @@ Performance notes (measured by ``benches/cli.py``; figures in ``benches/results/
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -31,8 +32,10 @@ if TYPE_CHECKING:
 
 BATCH_BYTES = 1 << 20
 BATCH_FILES = 256
-# A file is binary, as git decides, when its first 8 KB hold a NUL byte.
+# A file is binary, as git decides, when its first 8 KB hold a NUL byte (unless they start
+# with a UTF-16 or UTF-32 byte order mark: such text is decoded).
 BINARY_PROBE = 8192
+BINARY_MESSAGE = "binary (a NUL byte in the first 8 KB)"
 
 # The kinds of skipped files, as the summary counts them: `_core.write_files` reports its
 # files' failures in these words (`rust/py/output.rs`).
@@ -50,6 +53,12 @@ class Chunkers(NamedTuple):
     text: HierarchicalChunker
     markdown: HierarchicalChunker
     format: str
+    #: The command line's settings of the run, by option (``child_size``: 400, ...), as a
+    #: store records them.
+    settings: dict[str, Any] | None = None
+    #: ``--input-encoding``: the files' encoding when it is not UTF-8 (None: UTF-8, or
+    #: UTF-16 or UTF-32 with a byte order mark).
+    input_encoding: str | None = None
 
     def is_markdown(self, path: str) -> bool:
         """Whether ``path`` is cut as Markdown, by ``--format`` (auto: by its suffix)."""
@@ -82,6 +91,7 @@ class BatchResult:
         "parts",
         "replaced",
         "sizes",
+        "skipped_files",
         "skips",
         "unchanged",
     )
@@ -95,6 +105,8 @@ class BatchResult:
         self.added = 0
         self.replaced = 0
         self.unchanged = 0
+        #: For a store: the skipped files to record (``_store.SkippedFile``).
+        self.skipped_files: list[Any] = []
 
 
 class BatchJob(Protocol):
@@ -127,18 +139,44 @@ def batches(
 def process_batch(job: CoreJob, batch: Sequence[File]) -> BatchResult:
     """Read, cut and write one batch (runs in a worker): one core call, which reads the files
     too and cuts each with its chunker (GIL released); for Parquet, it encodes the batch's
-    row group too."""
+    row group too. With ``--input-encoding`` the files are read and decoded here, and the
+    core takes their text."""
     result = BatchResult()
     sources = [file.path for file in batch]
-    written, failures, sizes = _core.write_files(
-        job.core_chunkers,
-        sources,
-        sources,
-        job.core_format,
-        sum(file.size for file in batch),
-        job.parquet,
-        [int(job.chunkers.is_markdown(path)) for path in sources],
-    )
+    document_ids = [file.resolved or os.path.realpath(file.path) for file in batch]
+    chunker_of = [int(job.chunkers.is_markdown(path)) for path in sources]
+    if job.chunkers.input_encoding is None and all(file.data is None for file in batch):
+        written, failures, sizes = _core.write_files(
+            job.core_chunkers,
+            sources,
+            sources,
+            job.core_format,
+            sum(file.size for file in batch),
+            job.parquet,
+            chunker_of,
+            document_ids,
+        )
+    else:
+        failures, datas, kept = [], [], []
+        for position, file in enumerate(batch):
+            data = read_in_python(file, job.chunkers.input_encoding)
+            if isinstance(data, bytes):
+                datas.append(data)
+                kept.append(position)
+                failures.append(None)
+            else:
+                failures.append(data)
+        written, cut_failures, sizes = _core.write_documents(
+            job.core_chunkers,
+            datas,
+            [sources[position] for position in kept],
+            job.core_format,
+            job.parquet,
+            [chunker_of[position] for position in kept],
+            [document_ids[position] for position in kept],
+        )
+        for position, failure in zip(kept, cut_failures, strict=True):
+            failures[position] = failure
     for file, failure in zip(batch, failures, strict=True):
         if failure is None:
             result.documents += 1
@@ -149,6 +187,42 @@ def process_batch(job: CoreJob, batch: Sequence[File]) -> BatchResult:
     result.parts.append(Part(written, sources, []))
     result.sizes.merge(sizes)
     return result
+
+
+def decode_input(data: bytes, encoding: str) -> bytes | str:
+    """``data`` decoded from ``encoding`` and encoded as UTF-8 (what the core cuts), or the
+    message saying why it cannot be."""
+    try:
+        return data.decode(encoding).encode("utf-8")
+    except UnicodeDecodeError as error:
+        return f"not {encoding} (byte 0x{data[error.start]:02x} at offset {error.start})"
+    except UnicodeEncodeError as error:  # a decoder that made lone surrogates
+        return f"not {encoding} (it decodes to a lone surrogate at char {error.start})"
+
+
+def read_in_python(file: File, encoding: str | None) -> bytes | tuple[str, str]:
+    """A file's bytes (stdin's document: those it holds) as the core cuts them: decoded
+    from ``encoding`` into UTF-8 when one is given; or (kind, message) of why it is skipped."""
+    wide = encoding is not None and encoding.lower().replace("_", "-").startswith(
+        ("utf-16", "utf-32", "utf16", "utf32")
+    )
+    if file.data is not None:
+        data = file.data
+        if _core.is_binary(data[:BINARY_PROBE]) and not wide:
+            return (BINARY, BINARY_MESSAGE)
+    else:
+        try:
+            with open(file.path, "rb") as handle:
+                head = handle.read(BINARY_PROBE)
+                if _core.is_binary(head) and not wide:
+                    return (BINARY, BINARY_MESSAGE)
+                data = head + handle.read()
+        except OSError as error:
+            return ("unreadable", error.strerror or str(error))
+    if encoding is None:
+        return data
+    decoded = decode_input(data, encoding)
+    return (NOT_UTF8, decoded) if isinstance(decoded, str) else decoded
 
 
 class CoreJob(NamedTuple):

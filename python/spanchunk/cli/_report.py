@@ -13,7 +13,9 @@ if TYPE_CHECKING:
 
 # Skipped files of these kinds are counted, and listed only with --verbose: a source tree can
 # hold thousands of binaries, and a line for each buried the messages that matter.
-QUIET_KINDS = frozenset({"binary"})
+#: The kind a file of the run's own output found inside a folder is counted as.
+OWN_OUTPUT = "own output"
+QUIET_KINDS = frozenset({"binary", OWN_OUTPUT})
 
 # The progress bar is drawn for runs that take a while, on a terminal only.
 PROGRESS_MIN_BYTES = 20_000_000
@@ -27,16 +29,38 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-class Totals:
-    """What a run did, for the summary (``store``: into a SQLite store)."""
+#: How the summary names each unit's sizes.
+UNIT_WORDS = {
+    "char": "chars",
+    "byte": "bytes",
+    "token": "tokens",
+    "word": "words",
+    "sentence": "sentences",
+    "passage": "passages",
+    "page": "pages",
+}
 
-    def __init__(self, *, store: bool = False) -> None:
+
+def unit_names(args: Any) -> tuple[str, ...]:
+    """The unit of each level of a run, the leaves first (the children's, the parents')."""
+    return (args.child_unit or args.unit, args.unit)
+
+
+class Totals:
+    """What a run did, for the summary (``store``: into a SQLite store; ``units``: each
+    level's unit, the leaves first)."""
+
+    def __init__(self, *, store: bool = False, units: tuple[str, ...] = ("char", "char")) -> None:
+        self.units = units
+        #: The PATHs named on the command line that do not exist.
+        self.missing: list[str] = []
         self.documents = 0
         self.parents = 0
         self.children = 0
         self.bytes_read = 0
         self.skipped: Counter[str] = Counter()
-        #: The char length of every chunk, by level (ordered in the core for the percentiles).
+        #: The size of every chunk in its level's unit, by level (ordered in the core for
+        #: the percentiles).
         self.sizes = _core.ChunkSizes()
         #: Into a SQLite store: what became of each document.
         self.store = store
@@ -92,7 +116,9 @@ class Reporter:
         return _isatty(self.stream)
 
     def start(self, files: int, total_bytes: int) -> None:
-        """Draw a progress bar when stderr is a terminal and the run is not tiny."""
+        """Draw a progress bar when stderr is a terminal and the run is not tiny. The bar
+        counts files (skipped ones too, so it ends full) and shows the text read: a tree's
+        binaries, skipped unread, had made a bar of bytes jump."""
         if not self.draws_bar() or (
             files < PROGRESS_MIN_FILES and total_bytes < PROGRESS_MIN_BYTES
         ):
@@ -100,25 +126,22 @@ class Reporter:
         from tqdm import tqdm  # noqa: PLC0415  (only on a terminal: the import costs 30 ms)
 
         self._bar = tqdm(
-            total=total_bytes,
-            unit="B",
-            unit_scale=True,
-            unit_divisor=1000,
+            total=files,
+            unit=" files",
             file=self.stream,
             desc="spanchunk",
             dynamic_ncols=True,
             leave=False,
-            postfix=f"0/{files} files",
+            postfix="0.0 MB of text",
         )
-        self._files = files
-        self._done = 0
+        self._text_bytes = 0
 
-    def advance(self, files: int, size: int) -> None:
-        """Move the bar on by a batch of ``files`` files of ``size`` bytes."""
+    def advance(self, files: int, text_bytes: int) -> None:
+        """Move the bar on by a batch of ``files`` files holding ``text_bytes`` of text."""
         if self._bar is not None:
-            self._done += files
-            self._bar.set_postfix_str(f"{self._done}/{self._files} files", refresh=False)
-            self._bar.update(size)
+            self._text_bytes += text_bytes
+            self._bar.set_postfix_str(f"{self._text_bytes / 1e6:.1f} MB of text", refresh=False)
+            self._bar.update(files)
 
     def close(self) -> None:
         """Erase the bar."""
@@ -157,7 +180,9 @@ def summary(totals: Totals, elapsed: float) -> str:
     for level in range(top, -1, -1):
         if totals.sizes.count(level):
             name = "children" if level == 0 else ("parents" if top == 1 else f"level {level}")
-            lines.append(f"spanchunk:   {name} (chars): {_percentiles(totals.sizes, level)}")
+            unit = totals.units[min(level, len(totals.units) - 1)]
+            words = UNIT_WORDS.get(unit, unit)
+            lines.append(f"spanchunk:   {name} ({words}): {_percentiles(totals.sizes, level)}")
     return "\n".join(lines)
 
 

@@ -2,14 +2,17 @@
 
 A run into a new file builds the store in a temporary file next to it and renames it into
 place at the end. A run into an existing store is incremental: each file is one document,
-whose id is its path (normalised), recorded with a hash of the file's bytes and the state of
-the file when it was read (size, modification and status change times in ns, inode: a stat
-cache, as git's index keeps). A file whose state is the one recorded is not read at all; any
-other is read and hashed, and one whose hash is the one recorded is not cut (its new state
-is recorded); a changed file replaces its document, a new one is added, and with ``--prune``
-the documents whose files are gone (among those the run's PATHs and globs cover) are
-removed. Every batch of documents is written in one transaction, so a run that is
-interrupted or killed leaves each document in its old or its new version.
+whose id is its resolved path (absolute, links resolved: the same whatever the folder the
+run starts in, and the id JSON Lines and Parquet give it too), recorded with a hash of the
+file's bytes and the state of the file when it was read (size, modification and status
+change times in ns, inode: a stat cache, as git's index keeps). A file whose state is the
+one recorded is not read at all; any other is read and hashed, and one whose hash is the one
+recorded is not cut (its new state is recorded); a changed file replaces its document, a new
+one is added, and with ``--prune`` the documents whose files are gone (among those the run's
+PATHs and globs cover) are removed. Every batch of documents is written in one transaction,
+so a run that is interrupted or killed leaves each document in its old or its new version.
+Files skipped as binary or not text are recorded with their state too (``skipped_files``),
+so a re-run skips them again without reading them.
 
 The stat cache trusts a file's recorded state only when the file had not changed for
 ``RACY_SECONDS`` before the run that recorded it started (git's "racily clean" entries): a
@@ -61,6 +64,7 @@ from spanchunk._settings import fingerprint_of
 from spanchunk.cli._files import UNREADABLE, Globs
 from spanchunk.cli._job import (
     BINARY,
+    BINARY_MESSAGE,
     BINARY_PROBE,
     CHANGED,
     NOT_CHUNKED,
@@ -68,10 +72,12 @@ from spanchunk.cli._job import (
     BatchResult,
     Chunkers,
     Part,
+    decode_input,
 )
 
 if TYPE_CHECKING:
     from spanchunk.cli._files import File
+    from spanchunk.store import SqliteRegistry
 
 FileState = tuple[int, int, int, int]
 """What the store records of a file when it reads it: size, mtime_ns, ctime_ns, inode."""
@@ -90,9 +96,188 @@ def content_hash(data: bytes) -> str:
 
 
 def document_id_of(path: str) -> str:
-    """A file's document id in the store: its path as given, normalised (``./docs/a.md`` and
-    ``docs/a.md`` are one document)."""
-    return os.path.normpath(path)
+    """A file's document id, in every output: its resolved path (absolute, every link
+    resolved, as ``os.path.realpath`` gives it), so ``./docs/a.md``, ``docs/a.md`` and
+    ``../x/docs/a.md`` are one document whatever the working directory, and two files with
+    the same text are two documents."""
+    return os.path.realpath(path)
+
+
+def file_document_id(file: File) -> str:
+    """The document id of a listed file (the walk resolved its path already)."""
+    return file.resolved or os.path.realpath(file.path)
+
+
+#: The ``meta`` key that says a store's documents are keyed by resolved paths (stores of
+#: earlier versions keyed them by the paths as given, relative to the run's folder).
+DOCUMENT_IDS_KEY = "document_ids"
+DOCUMENT_IDS = "resolved paths"
+#: The ``meta`` key of the command line's settings that filled the store (JSON).
+SETTINGS_KEY = "cli_settings"
+
+
+def run_meta(chunkers: Chunkers) -> dict[str, str]:
+    """What a run records in a new store's ``meta`` table: how its documents are keyed, and
+    the command line's settings (so that a run with others can name each difference)."""
+    import json  # noqa: PLC0415
+
+    return {
+        DOCUMENT_IDS_KEY: DOCUMENT_IDS,
+        SETTINGS_KEY: json.dumps(chunkers.settings or {}, sort_keys=True),
+    }
+
+
+def _has_chunks(store: SqliteRegistry) -> bool:
+    with store._read() as connection:
+        return connection.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+
+
+def _meta(store: SqliteRegistry) -> dict[str, str]:
+    with store._read() as connection:
+        return dict(connection.execute("SELECT key, value FROM meta").fetchall())
+
+
+def check_store_settings(
+    store: SqliteRegistry, given: str, chunkers: Chunkers, fingerprint: str
+) -> None:
+    """Refuse a run into a store filled with other settings (naming each setting that
+    differs, with both values, and the fix), or by an earlier spanchunk whose document ids
+    were the paths as given.
+
+    Raises:
+        OutputError: the store cannot take this run's chunks.
+    """
+    import json  # noqa: PLC0415
+
+    from spanchunk.cli._output import OutputError  # noqa: PLC0415
+
+    meta = _meta(store)
+    recorded = meta.get("fingerprint")
+    if meta.get(DOCUMENT_IDS_KEY) != DOCUMENT_IDS and _has_chunks(store):
+        raise OutputError(
+            f"-o {given}: the store was filled by an earlier spanchunk, whose document ids "
+            "were file paths as given (relative to the folder it ran in); ids are now "
+            "resolved paths, so its documents cannot be matched to files: chunk into a new "
+            f"store (another -o name, or remove {given} first)"
+        )
+    if recorded is None or recorded == fingerprint:
+        return
+    fix = f"chunk into a new store (another -o name, or remove {given} first)"
+    theirs = json.loads(meta[SETTINGS_KEY]) if SETTINGS_KEY in meta else None
+    ours = chunkers.settings or {}
+    if theirs:
+        differences = [
+            (name, theirs.get(name), ours.get(name))
+            for name in sorted(set(theirs) | set(ours))
+            if theirs.get(name) != ours.get(name)
+        ]
+        if differences:
+            said = "; ".join(
+                f"{option_name(name)}: the store has {_shown(old)}, this run {_shown(new)}"
+                for name, old, new in differences
+            )
+            options = " ".join(
+                option_text(name, old) for name, old, _ in differences if option_text(name, old)
+            )
+            raise OutputError(
+                f"-o {given}: the store was filled with other settings ({said}), and a store "
+                f"keeps one set: run with the store's ({options}), or {fix}"
+            )
+    # The same sizes, one chunker: a store filled with --format text or markdown (or by the
+    # API's chunker with these settings).
+    for name, chunker in (("text", chunkers.text), ("markdown", chunkers.markdown)):
+        if recorded == chunker.fingerprint():
+            raise OutputError(
+                f"-o {given}: the store was filled with --format {name} and these settings: "
+                f"add --format {name} to update it"
+            )
+    raise OutputError(
+        f"-o {given}: the store holds chunks made with other settings (fingerprint "
+        f"{recorded}; these settings give {fingerprint}), and a store keeps one: run with the "
+        f"settings that filled it, or {fix}"
+    )
+
+
+def option_name(setting: str) -> str:
+    """The command line's option for a recorded setting (``child_size``: ``--child-size``)."""
+    return "--" + setting.replace("_", "-")
+
+
+def option_text(setting: str, value: object) -> str:
+    """The option that sets ``setting`` to ``value``, as typed."""
+    if value is None:
+        return ""
+    return f"{option_name(setting)} {value}"
+
+
+def _shown(value: object) -> str:
+    return "none" if value is None else str(value)
+
+
+class SkippedFile(NamedTuple):
+    """A file a store run skipped (binary, not text): recorded with its state, so the next
+    run into the store does not read it again while that state holds."""
+
+    path: str
+    kind: str
+    message: str
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+
+    def state(self) -> tuple[int, int, int, int]:
+        """The state compared with a listed file's."""
+        return (self.size, self.mtime_ns, self.ctime_ns, self.inode)
+
+
+#: The kinds of skipped files a store remembers: those a re-read cannot change while the
+#: file's state holds.
+REMEMBERED_SKIPS = frozenset({BINARY, NOT_UTF8})
+
+
+def read_skipped(store: SqliteRegistry) -> dict[str, SkippedFile]:
+    """The skipped files a store recorded, by resolved path."""
+    with store._read() as connection:
+        rows = connection.execute(
+            "SELECT path, kind, message, file_size, file_mtime_ns, file_ctime_ns, file_inode "
+            "FROM skipped_files"
+        ).fetchall()
+    return {row[0]: SkippedFile(*row) for row in rows}
+
+
+def record_run(
+    store: SqliteRegistry,
+    meta: Mapping[str, str],
+    skipped: Iterable[SkippedFile],
+    covers: Callable[[str], bool] | None,
+) -> None:
+    """At the end of a run: the skipped files it found replace the records of the files
+    it covers (``covers``; None: a new store, nothing to replace), and ``meta`` is recorded
+    where the store has none of it yet."""
+    skipped = list(skipped)
+    if covers is not None:
+        # An update that found what the store recorded writes nothing (a re-run over an
+        # unchanged tree stays a read-only run).
+        known = read_skipped(store)
+        covered = {path: record for path, record in known.items() if covers(path)}
+        current = _meta(store)
+        if covered == {record.path: record for record in skipped} and all(
+            key in current for key in meta
+        ):
+            return
+    with store._write() as connection:
+        if covers is not None:
+            stale = [
+                (path,)
+                for (path,) in connection.execute("SELECT path FROM skipped_files").fetchall()
+                if covers(path)
+            ]
+            connection.executemany("DELETE FROM skipped_files WHERE path = ?", stale)
+        connection.executemany(
+            "INSERT OR REPLACE INTO skipped_files VALUES (?, ?, ?, ?, ?, ?, ?)", skipped
+        )
+        connection.executemany("INSERT OR IGNORE INTO meta VALUES (?, ?)", list(meta.items()))
 
 
 def run_fingerprint(chunkers: Chunkers) -> str:
@@ -108,25 +293,34 @@ def run_fingerprint(chunkers: Chunkers) -> str:
     )
 
 
-def read_source(file: File) -> tuple[bytes, os.stat_result] | tuple[None, tuple[str, str, str]]:
+def read_source(
+    file: File,
+) -> tuple[bytes, os.stat_result | None] | tuple[None, tuple[str, str, str]]:
     """A file's bytes and its state when they were read, or why it is skipped: unreadable,
     changed while read, or binary (the checks ``_core.write_files`` makes of the files of
-    the other outputs, plus the state)."""
+    the other outputs, plus the state). A binary file is read no further than its first
+    ``BINARY_PROBE`` bytes. Stdin's document has its bytes already, and no state."""
+    if file.data is not None:
+        if _core.is_binary(file.data[:BINARY_PROBE]):
+            return None, (file.path, BINARY, BINARY_MESSAGE)
+        return file.data, None
     try:
         with open(file.path, "rb") as handle:
             before = os.fstat(handle.fileno())
-            data = handle.read()
+            head = handle.read(BINARY_PROBE)
+            if _core.is_binary(head):
+                return None, (file.path, BINARY, BINARY_MESSAGE)
+            rest = handle.read()
             after = os.fstat(handle.fileno())
     except OSError as error:
         return None, (file.path, UNREADABLE, error.strerror or str(error))
+    data = head + rest if rest else head
     if (
         before.st_size != after.st_size
         or before.st_mtime_ns != after.st_mtime_ns
         or len(data) != after.st_size
     ):
         return None, (file.path, CHANGED, "the file changed while it was read; run again")
-    if data.find(b"\0", 0, BINARY_PROBE) != -1:
-        return None, (file.path, BINARY, "binary (a NUL byte in the first 8 KB)")
     return data, before
 
 
@@ -168,13 +362,18 @@ class StoreJob:
         chunkers: Chunkers,
         stored: Mapping[str, str | None],
         fresh: frozenset[tuple[str, int, int, int, int]] = frozenset(),
+        skipped: Mapping[str, SkippedFile] | None = None,
     ) -> None:
         self.chunkers = chunkers
+        #: The files the store recorded as skipped, by resolved path.
+        self.skipped = skipped or {}
         #: The content hash recorded for each document of the store (empty for a new one).
         self.stored = stored
         #: (document id, size, mtime_ns, ctime_ns, inode) of each document whose file's
         #: state is recorded: a listed file found here is unchanged without being read.
         self.fresh = fresh
+        #: The recorded skipped files this run found again unchanged (kept in the store).
+        self.kept_skips: list[SkippedFile] = []
         #: A file changed at or after this time (ns since the epoch) has its state left
         #: unrecorded: the next run reads it again.
         self.trusted_before_ns = time.time_ns() - RACY_SECONDS * 10**9
@@ -183,6 +382,36 @@ class StoreJob:
         """Whether a listed file is unchanged by its state alone: the state the store
         recorded, so its file need not be read."""
         return (document_id, file.size, file.mtime_ns, file.ctime_ns, file.inode) in self.fresh
+
+    def still_skipped(self, file: File, document_id: str) -> SkippedFile | None:
+        """The store's record of a listed file it skipped, when the file's state is the
+        one recorded (it need not be read to be skipped again)."""
+        record = self.skipped.get(document_id)
+        if record is not None and record.state() == (
+            file.size,
+            file.mtime_ns,
+            file.ctime_ns,
+            file.inode,
+        ):
+            return record
+        return None
+
+    def skip_record(self, file: File, kind: str, message: str) -> SkippedFile | None:
+        """What to record of a file skipped for ``kind`` (None: a kind that a re-read may
+        change, or a state too recent to trust)."""
+        if kind not in REMEMBERED_SKIPS or file.data is not None:
+            return None
+        if max(file.mtime_ns, file.ctime_ns) >= self.trusted_before_ns:
+            return None
+        return SkippedFile(
+            file_document_id(file),
+            kind,
+            message,
+            file.size,
+            file.mtime_ns,
+            file.ctime_ns,
+            file.inode,
+        )
 
     def file_state(self, info: os.stat_result) -> FileState | None:
         """What to record of a file read with this state (None: too recent to trust)."""
@@ -197,7 +426,7 @@ class StoreJob:
         run: list[Pending] = []
         run_markdown = False
         for file in batch:
-            document_id = document_id_of(file.path)
+            document_id = file_document_id(file)
             if self.unchanged(file, document_id):  # the run settles these before batching
                 result.unchanged += 1
                 result.documents += 1
@@ -205,11 +434,22 @@ class StoreJob:
                 continue
             data, info = read_source(file)
             if data is None:
-                result.skips.append(info)  # type: ignore[arg-type]
+                assert isinstance(info, tuple)
+                result.skips.append(info)
+                record = self.skip_record(file, info[1], info[2])
+                if record is not None:
+                    result.skipped_files.append(record)
                 continue
-            assert isinstance(info, os.stat_result)
+            if self.chunkers.input_encoding is not None:
+                decoded = decode_input(data, self.chunkers.input_encoding)
+                if isinstance(decoded, str):
+                    result.skips.append((file.path, NOT_UTF8, decoded))
+                    continue
+                data_to_cut = decoded
+            else:
+                data_to_cut = data
             digest = content_hash(data)
-            state = self.file_state(info)
+            state = None if info is None else self.file_state(info)
             if self.stored.get(document_id, "") == digest:
                 result.unchanged += 1
                 result.documents += 1
@@ -221,7 +461,7 @@ class StoreJob:
             if run and markdown != run_markdown:
                 self._cut(run, run_markdown, result, written)
             run_markdown = markdown
-            run.append(Pending(file, document_id, data, digest, state))
+            run.append(Pending(file, document_id, data_to_cut, digest, state))
         self._cut(run, run_markdown, result, written)
         result.parts.append(Part(written, [], []))
         return result
@@ -250,8 +490,11 @@ class StoreJob:
                     result.replaced += 1
                 else:
                     result.added += 1
-            elif error.startswith("not UTF-8"):
+            elif error.startswith("not "):  # not UTF-8, UTF-16LE, ...
                 result.skips.append((path, NOT_UTF8, error))
+                record = self.skip_record(pending.file, NOT_UTF8, error)
+                if record is not None:
+                    result.skipped_files.append(record)
             else:
                 result.skips.append((path, NOT_CHUNKED, error))
         if len(cut):
@@ -279,18 +522,14 @@ def covered_by(paths: Sequence[str], globs: Globs) -> Callable[[str], bool]:
     """Whether a stored document id lies where this run looked: it is a PATH argument, or a
     file inside a PATH folder (existing or gone) that the run would have picked (not hidden,
     and chosen by the globs, which match on the path relative to that PATH)."""
-    roots = [document_id_of(path) for path in paths]
+    roots = [document_id_of(path) for path in paths if path != "-"]
     folders = [root for root in roots if not os.path.isfile(root)]
 
     def covers(document_id: str) -> bool:
         if document_id in roots:
             return True
         for folder in folders:
-            if folder == os.curdir:
-                if os.path.isabs(document_id) or document_id.split(os.sep, 1)[0] == os.pardir:
-                    continue
-                relative = document_id
-            elif document_id.startswith(folder.rstrip(os.sep) + os.sep):
+            if document_id.startswith(folder.rstrip(os.sep) + os.sep):
                 relative = document_id[len(folder.rstrip(os.sep)) + 1 :]
             else:
                 continue

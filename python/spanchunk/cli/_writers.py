@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
 from spanchunk import _core
 from spanchunk._schema import chunk_schema
+from spanchunk.cli._output import KINDS_KNOWN, SQLITE_SIDE_FILES, OutputError, Target
+
+__all__ = ["OutputError", "Target", "Writer", "writer_class"]
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -24,10 +27,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from spanchunk.cli._job import BatchJob, Chunkers
-
-
-class OutputError(Exception):
-    """The output cannot be written as asked (a usage error: the run does not start)."""
 
 
 class AtomicFile:
@@ -71,7 +70,8 @@ class AtomicFile:
 
 
 def temporary_file(target: str) -> tuple[int, str]:
-    """A new, empty file beside ``target`` (``.NAME.XXXXXXXX.tmp``, mode 0600), opened for
+    """A new, empty file beside ``target`` (``.NAME.XXXXXXXX.tmp``, mode 0600; a killed
+    run's is removed by the next run into ``target``, see ``_output``), opened for
     reading and writing: its descriptor and path.
 
     What ``tempfile.mkstemp`` does (a random name, created exclusively, retried on a clash),
@@ -108,10 +108,15 @@ class Writer:
     batch_bytes: ClassVar[int | None] = None
     batch_files: ClassVar[int | None] = None
 
-    def __init__(self, target: str, *, sync: bool = False) -> None:
+    def __init__(self, target: Target, *, sync: bool = False) -> None:
         """Open the output ``target``; with ``sync``, a new file is flushed to the disk
         before it is renamed into place (see :class:`AtomicFile`)."""
         raise NotImplementedError
+
+    @classmethod
+    def takes(cls, name: str) -> bool:
+        """Whether an output named ``name`` is of this kind (by its suffix)."""
+        return name.lower().endswith(cls.suffixes)
 
     def job(self, chunkers: Chunkers) -> BatchJob:
         """What the workers do with each batch of files for this output."""
@@ -133,7 +138,8 @@ class Writer:
 
 
 class JsonlWriter(Writer):
-    """JSON Lines, one object per chunk, to a file or to stdout (``-``).
+    """JSON Lines, one object per chunk, to a file, to stdout (``-``) or to a stream (a
+    device or a FIFO, written to as it is).
 
     The core writes each batch's records (a ``_core.JsonlBatch``) to the file descriptor
     itself, with the GIL released, so the workers keep cutting while the main thread writes;
@@ -143,17 +149,22 @@ class JsonlWriter(Writer):
     core_format = "jsonl"
     suffixes = (".jsonl", ".json", ".ndjson")
 
-    def __init__(self, target: str, *, sync: bool = False) -> None:
+    def __init__(self, target: Target, *, sync: bool = False) -> None:
         self._atomic: AtomicFile | None = None
         self._descriptor: int | None = None
-        if target == "-":
+        self._owned: BinaryIO | None = None
+        if target.path == "-":
             sys.stdout.flush()
             self._sink: BinaryIO = sys.stdout.buffer
             self._sink.flush()
             with contextlib.suppress(AttributeError, OSError, ValueError):
                 self._descriptor = self._sink.fileno()
+        elif target.stream:
+            # A device or a FIFO: written to as it is, never replaced.
+            self._owned = self._sink = open(target.path, "wb", buffering=0)  # noqa: SIM115
+            self._descriptor = self._sink.fileno()
         else:
-            self._atomic = AtomicFile(target, sync=sync)
+            self._atomic = AtomicFile(target.path, sync=sync)
             self._sink = self._atomic.file
             self._descriptor = self._sink.fileno()
         if os.name != "posix":
@@ -167,16 +178,52 @@ class JsonlWriter(Writer):
             self._sink.write(written.to_bytes())
 
     def commit(self) -> None:
-        """Rename the file into place (or flush stdout)."""
-        if self._atomic is None:
-            self._sink.flush()
-        else:
+        """Rename the file into place (or flush the stream)."""
+        if self._atomic is not None:
             self._atomic.commit()
+            return
+        self._sink.flush()
+        if self._owned is not None:
+            self._owned.close()
 
     def discard(self) -> None:
-        """Remove the temporary file (what reached stdout stays there)."""
+        """Remove the temporary file (what reached a stream stays there)."""
         if self._atomic is not None:
             self._atomic.discard()
+        elif self._owned is not None:
+            with contextlib.suppress(OSError):
+                self._owned.close()
+
+
+class GzipJsonlWriter(JsonlWriter):
+    """JSON Lines compressed with gzip (``.jsonl.gz``): what ``gzip -d`` or
+    ``pandas.read_json(..., lines=True)`` reads back. zlib compresses with the GIL released;
+    it is slower than the plain file (about 60 MB/s of records a core at level 6)."""
+
+    suffixes = (".jsonl.gz", ".json.gz", ".ndjson.gz")
+
+    def __init__(self, target: Target, *, sync: bool = False) -> None:
+        import gzip  # noqa: PLC0415
+
+        super().__init__(target, sync=sync)
+        # No file name nor time in the header: the same chunks give the same bytes.
+        self._gzip = gzip.GzipFile(filename="", mode="wb", fileobj=self._sink, mtime=0)
+        self._descriptor = None
+
+    def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
+        """Compress and append the batch's records."""
+        self._gzip.write(written.to_bytes())
+
+    def commit(self) -> None:
+        """Write gzip's trailer, then rename the file into place (or flush the stream)."""
+        self._gzip.close()
+        super().commit()
+
+    def discard(self) -> None:
+        """Drop the compressor and remove the temporary file."""
+        with contextlib.suppress(Exception):
+            self._gzip.close()
+        super().discard()
 
 
 # Parquet's compressions (``--compression``), the default first: the names the core's
@@ -201,14 +248,21 @@ class ParquetWriter(Writer):
     batch_bytes = 8 << 20
     batch_files = 4096
 
-    def __init__(self, target: str, *, sync: bool = False, compression: str = "snappy") -> None:
-        self._atomic = AtomicFile(target, sync=sync)
-        # The core opens the temporary file by name: its descriptor is not needed.
-        self._atomic.file.close()
+    def __init__(self, target: Target, *, sync: bool = False, compression: str = "snappy") -> None:
+        # A stream (a device or a FIFO) is written to as it is: Parquet is written in one
+        # pass, the footer last, so it needs no seek.
+        self._atomic = None if target.stream else AtomicFile(target.path, sync=sync)
+        if self._atomic is not None:
+            # The core opens the temporary file by name: its descriptor is not needed.
+            self._atomic.file.close()
+        path = target.path if self._atomic is None else self._atomic.temp_path
+        if path == "-":
+            path = "/dev/stdout"
         try:
-            self._file = _core.ParquetFile(self._atomic.temp_path, compression)
+            self._file = _core.ParquetFile(path, compression)
         except BaseException:
-            self._atomic.discard()
+            if self._atomic is not None:
+                self._atomic.discard()
             raise
 
     def job(self, chunkers: Chunkers) -> BatchJob:
@@ -225,12 +279,14 @@ class ParquetWriter(Writer):
     def commit(self) -> None:
         """Write the footer, then rename the file into place."""
         self._file.close()
-        self._atomic.commit()
+        if self._atomic is not None:
+            self._atomic.commit()
 
     def discard(self) -> None:
         """Close and remove the temporary file."""
         self._file.discard()
-        self._atomic.discard()
+        if self._atomic is not None:
+            self._atomic.discard()
 
 
 def parquet_schema() -> pa.Schema:
@@ -254,27 +310,39 @@ class SqliteWriter(Writer):
     core_format = "rows"
     suffixes = (".sqlite", ".sqlite3", ".db")
 
-    def __init__(self, target: str, *, sync: bool = False) -> None:
+    def __init__(self, target: Target, *, sync: bool = False) -> None:
         from spanchunk.store import SqliteRegistry, StoreFormatError  # noqa: PLC0415
 
-        self.target = target
+        if target.stream:
+            raise OutputError(
+                f"-o {target.given}: a store must be a regular file (SQLite writes its -wal "
+                "and -shm files beside it): name a .sqlite file"
+            )
+        self.given = target.given
+        self.target = target.path
         self.sync = sync
-        self.incremental = os.path.exists(target)
+        self.incremental = os.path.exists(self.target)
         self.fingerprint: str | None = None
         self._temp_path: str | None = None
         self._bulk: Any = None  # the core's writer of a new store, once the job starts
         #: The ids of the documents the store held when the run started, or this run wrote.
         self._stored: set[str] = set()
+        #: What this run records in the store's meta table (``_store.run_meta``).
+        self._meta: dict[str, str] = {}
+        #: The skipped files this run found, to record (``_store.SkippedFile``).
+        self.skipped: list[Any] = []
         if self.incremental:
             try:
-                self.store = SqliteRegistry(target, create=False)
+                with self._database_errors():
+                    self.store = SqliteRegistry(self.target, create=False)
             except StoreFormatError as error:
-                raise OutputError(f"-o {target}: {error}") from None
+                raise OutputError(f"-o {self.given}: {error}") from None
             return
-        descriptor, self._temp_path = temporary_file(target)
+        descriptor, self._temp_path = temporary_file(self.target)
         os.close(descriptor)
         try:
-            self.store = SqliteRegistry(self._temp_path)
+            with self._database_errors():
+                self.store = SqliteRegistry(self._temp_path)
         except BaseException:
             self._remove_temp()
             raise
@@ -283,35 +351,32 @@ class SqliteWriter(Writer):
         """The store job, once the store's settings are checked against this run's.
 
         Raises:
-            OutputError: the store holds chunks made with other settings.
+            OutputError: the store holds chunks made with other settings, or by an earlier
+                spanchunk whose document ids were the paths as given.
         """
-        from spanchunk.cli._store import StoreJob, fresh_states, run_fingerprint  # noqa: PLC0415
+        from spanchunk.cli._store import (  # noqa: PLC0415
+            StoreJob,
+            check_store_settings,
+            fresh_states,
+            read_skipped,
+            run_fingerprint,
+            run_meta,
+        )
 
         fingerprint = run_fingerprint(chunkers)
-        recorded = self.store.fingerprint
-        if recorded is not None and recorded != fingerprint:
-            # The same sizes, one chunker: a store filled with --format text or markdown (or
-            # by the API's chunker with these settings).
-            for name, chunker in (("text", chunkers.text), ("markdown", chunkers.markdown)):
-                if recorded == chunker.fingerprint():
-                    raise OutputError(
-                        f"-o {self.target}: the store was filled with --format {name} and "
-                        f"these settings: add --format {name} to update it"
-                    )
-            raise OutputError(
-                f"-o {self.target}: the store holds chunks made with other settings "
-                f"(fingerprint {recorded}; these settings give {fingerprint}), and a store "
-                "keeps one: run with the settings that filled it, or chunk into a new store "
-                f"(another -o name, or remove {self.target} first)"
-            )
+        with self._database_errors():
+            check_store_settings(self.store, self.given, chunkers, fingerprint)
         self.fingerprint = fingerprint
+        self._meta = run_meta(chunkers)
         if self._temp_path is not None:
             self._start_bulk_load(fingerprint)
             return StoreJob(chunkers, {})
-        states = self.store._file_states()
+        with self._database_errors():
+            states = self.store._file_states()
+            skipped = read_skipped(self.store)
         stored = {document_id: digest for document_id, digest, *_ in states}
         self._stored = set(stored)
-        return StoreJob(chunkers, stored, fresh_states(states))
+        return StoreJob(chunkers, stored, fresh_states(states), skipped)
 
     def _start_bulk_load(self, fingerprint: str) -> None:
         """Record the fingerprint, close Python's connection and open the core's."""
@@ -328,6 +393,9 @@ class SqliteWriter(Writer):
             with self._database_errors():
                 with self.store._write() as connection:
                     self.store._record_fingerprint(connection, fingerprint)
+                    connection.executemany(
+                        "INSERT OR REPLACE INTO meta VALUES (?, ?)", self._meta.items()
+                    )
                 # Python's sqlite3 and the core's SQLite must never hold the file at once.
                 self.store.close()
                 self._bulk = _core.StoreWriter(
@@ -341,6 +409,10 @@ class SqliteWriter(Writer):
         except BaseException:
             self.discard()
             raise
+
+    #: Whether a store's recorded skipped file lies where this run looked (set by the run
+    #: before it commits; None: nothing of the old records is dropped).
+    covers: Any = None
 
     def stored_documents(self) -> list[str]:
         """The ids of the documents in the store (those this run wrote included); none that
@@ -389,11 +461,11 @@ class SqliteWriter(Writer):
         try:
             yield
         except sqlite3.DatabaseError as error:
-            raise OSError(f"{self.target}: {error}") from error
+            raise _store_os_error(self.given, error) from error
         except OSError as error:
             if error.errno is not None:  # the file system's own: its message as it is
                 raise
-            raise OSError(f"{self.target}: {error}") from error  # the core's writer (SQLite)
+            raise _store_os_error(self.given, error) from error  # the core's writer (SQLite)
 
     def commit(self) -> None:
         """A new store: build its documents' index, put it in WAL mode, sync it (``sync``)
@@ -404,14 +476,21 @@ class SqliteWriter(Writer):
 
     def _commit(self) -> None:
         from spanchunk._store_schema import BULK_LOAD_FINISH  # noqa: PLC0415
+        from spanchunk.cli._store import record_run  # noqa: PLC0415
 
         if self._temp_path is None:
+            record_run(self.store, self._meta, self.skipped, self.covers)
             self.store.close()
             return
         if self._bulk is not None:
             # The last connection: SQLite removes the -wal and -shm files as it closes.
             self._bulk.finish(BULK_LOAD_FINISH)
             self._bulk = None
+        # The core's connection is closed: Python's may open the file again.
+        from spanchunk.store import SqliteRegistry  # noqa: PLC0415
+
+        with SqliteRegistry(self._temp_path, create=False) as store:
+            record_run(store, {}, self.skipped, None)
         if self.sync:
             with open(self._temp_path, "rb+") as file:
                 os.fsync(file.fileno())
@@ -438,22 +517,60 @@ class SqliteWriter(Writer):
 
     def _remove_temp(self) -> None:
         if self._temp_path is not None:
-            for suffix in ("", "-wal", "-shm", "-journal"):
+            for suffix in ("", *SQLITE_SIDE_FILES):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self._temp_path + suffix)
             self._temp_path = None
 
 
-# Output kinds by suffix; any other name gets JSON Lines.
-WRITERS: tuple[type[Writer], ...] = (JsonlWriter, ParquetWriter, SqliteWriter)
+def _store_os_error(given: str, error: Exception) -> OSError:
+    """SQLite's error writing the store ``given``, in the system's plain words where it is
+    the file system's (a full disk, a read-only file system, an I/O error)."""
+    import errno  # noqa: PLC0415
+
+    message = str(error)
+    for words, code in (
+        ("database or disk is full", errno.ENOSPC),
+        ("No space left on device", errno.ENOSPC),
+        ("readonly database", errno.EROFS),
+        ("Read-only file system", errno.EROFS),
+        ("disk I/O error", errno.EIO),
+    ):
+        if words in message:
+            return OSError(code, f"{os.strerror(code)} (writing {given})")
+    return OSError(f"{given}: {message}")
 
 
-def writer_class(target: str) -> type[Writer]:
-    """The writer of ``target`` by its suffix ('-': JSON Lines on stdout)."""
-    if target == "-":
+# Output kinds, by the ends of their names (the longest first: .jsonl.gz before .gz).
+WRITERS: tuple[type[Writer], ...] = (GzipJsonlWriter, JsonlWriter, ParquetWriter, SqliteWriter)
+
+
+def writer_class(target: str | Target) -> type[Writer]:
+    """The writer of an output by the end of its name ('-', a device or a FIFO without a
+    known one: JSON Lines).
+
+    Raises:
+        OutputError: a file name of no known kind, or a compression that is not built in.
+    """
+    resolved = target if isinstance(target, Target) else None
+    given = target.given if isinstance(target, Target) else target
+    if given == "-":
         return JsonlWriter
-    suffix = os.path.splitext(target)[1].lower()
-    for writer in WRITERS:
-        if suffix in writer.suffixes:
-            return writer
-    return JsonlWriter  # any other name: JSON Lines, as before there were other kinds
+    names = [given] if resolved is None else [given, resolved.path]
+    for name in names:
+        for writer in WRITERS:
+            if writer.takes(name):
+                return writer
+    if resolved is not None and resolved.stream:
+        return JsonlWriter  # /dev/stdout, /dev/null, a FIFO
+    lower = given.lower()
+    if lower.endswith((".zst", ".zstd", ".bz2", ".xz", ".lz4")):
+        raise OutputError(
+            f"-o {given}: this compression is not built in; write .jsonl.gz, or compress "
+            f"the stream: spanchunk chunk ... -o - | zstd -o {os.path.basename(given)}"
+        )
+    suffix = os.path.splitext(given)[1] or "no suffix"
+    raise OutputError(
+        f"-o {given}: unknown output kind ({suffix}); name the file by its kind: "
+        f"{KINDS_KNOWN}, or '-' for stdout"
+    )

@@ -45,6 +45,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -517,7 +518,11 @@ class ChunkStore(BaseStore[str, Document]):
     keys of the module's field mapping, so a round trip keeps them).
 
     Args:
-        store: The spanchunk store.
+        store: The spanchunk store (a path is refused: open the file first with
+            ``SqliteRegistry.open(path)``).
+
+    Raises:
+        TypeError: ``store`` is a path, or has no ``get`` and ``add`` methods.
 
     Example:
         >>> from spanchunk import ParentChildChunker
@@ -530,6 +535,21 @@ class ChunkStore(BaseStore[str, Document]):
     """
 
     def __init__(self, store: ParentStoreLike) -> None:
+        if isinstance(store, (str, bytes, os.PathLike)):
+            raise TypeError(
+                f"ChunkStore takes a spanchunk store, not a path ({store!r}): open the file "
+                "first, ChunkStore(SqliteRegistry.open(path)) for an existing store (from "
+                "spanchunk import SqliteRegistry), or ChunkStore(SqliteRegistry(path)) to "
+                "create one"
+            )
+        lacking = [name for name in ("get", "add") if not callable(getattr(store, name, None))]
+        if lacking:
+            raise TypeError(
+                f"ChunkStore takes a spanchunk store with get() and add() (a ParentRegistry, "
+                f"a SqliteRegistry, a chunker's .parents); {type(store).__name__} has no "
+                f"{' and no '.join(lacking)}(): pass e.g. ChunkStore(ParentRegistry()) or "
+                "ChunkStore(SqliteRegistry.open(path))"
+            )
         self.store = store
 
     def mget(self, keys: Sequence[str]) -> list[Document | None]:
