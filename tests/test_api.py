@@ -187,8 +187,25 @@ def test_ids_follow_the_documented_hash(chunker: Any) -> None:
     table = np.column_stack([spans[f].astype(np.int64) for f in SPAN_FIELDS])
     expected = _core.chunk_ids("doc-x", chunker.fingerprint(), np.ascontiguousarray(table))
     assert [c.id for c in tree] == list(expected)
-    settings = {k: v for k, v in chunker.settings().items() if k != "name"}
-    payload = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    # The fingerprint hashes what each level's core Splitter cuts by, top first.
+    cuts = [
+        {
+            "chunk_size": level.chunk_size,
+            "overlap": level.overlap,
+            "min_chunk_size": level.min_chunk_size,
+            "separators": level.separators,
+            "keep_separator": level.keep_separator,
+            "trim": level.trim,
+            "structure": level.structure,
+            "merge": level.merge,
+            "unit": level.unit,
+            "encoding": None,
+            "tokenizer": None,
+            "length_function": None,
+        }
+        for level in chunker._levels()
+    ]
+    payload = json.dumps({"levels": cuts}, sort_keys=True, separators=(",", ":"))
     assert chunker.fingerprint() == hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 

@@ -130,7 +130,7 @@ def test_registry_pickles() -> None:
 
 
 @pytest.mark.parametrize("name", list(chunkers()))
-def test_settings_are_json_and_fingerprint_hashes_them(name: str) -> None:
+def test_settings_are_json_and_fingerprint_hashes_the_cut(name: str) -> None:
     chunker = chunkers()[name]
     settings = chunker.settings()
     assert isinstance(settings, dict)
@@ -138,10 +138,11 @@ def test_settings_are_json_and_fingerprint_hashes_them(name: str) -> None:
     fingerprint = chunker.fingerprint()
     assert isinstance(fingerprint, str) and len(fingerprint) == 16
     int(fingerprint, 16)
-    if name != "pipe":  # a custom strategy's settings are its own business
-        without_name = {k: v for k, v in settings.items() if k != "name"}
-        payload = json.dumps(without_name, sort_keys=True, separators=(",", ":"))
-        assert fingerprint == hashlib.sha256(payload.encode()).hexdigest()[:16]
+    # The cut of each level, top first, as canonical JSON: one per level.
+    cuts = chunker._cuts()
+    assert len(cuts) == len(chunker._levels())
+    payload = json.dumps({"levels": cuts}, sort_keys=True, separators=(",", ":"))
+    assert fingerprint == hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
 def test_fingerprint_ignores_the_name_and_follows_the_settings() -> None:
@@ -161,10 +162,13 @@ def test_fingerprint_ignores_the_name_and_follows_the_settings() -> None:
         RecursiveChunker(chunk_size=100, min_chunk_size=10).fingerprint(),
         ParentChildChunker(200, 100).fingerprint(),
         ParentChildChunker(201, 100).fingerprint(),
-        HierarchicalChunker([200, 100]).fingerprint(),
         HierarchicalChunker([200, 100, 50]).fingerprint(),
     }
-    assert len(prints) == 12
+    assert len(prints) == 11
+    # The same two levels under another class: the same cut, so the same fingerprint.
+    assert (
+        HierarchicalChunker([200, 100]).fingerprint() == ParentChildChunker(200, 100).fingerprint()
+    )
 
 
 _SUBPROCESS = """

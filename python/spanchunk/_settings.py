@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, Generic, Literal, TypeVar, overload
 
 from spanchunk import _core
-from spanchunk._tokens import Sizing, sizing
+from spanchunk._tokens import Sizing, _qualified_name, sizing
 
 __all__ = [
     "SENTENCES",
@@ -30,6 +30,7 @@ __all__ = [
     "UnitSetting",
     "bool_setting",
     "core_keep_separator",
+    "cuts_fingerprint",
     "fingerprint_of",
     "int_setting",
     "keep_separator_setting",
@@ -41,6 +42,8 @@ __all__ = [
     "positive_size",
     "separators_setting",
     "sizes_setting",
+    "splitter_cut",
+    "strategy_cut",
     "type_name",
     "workers_setting",
 ]
@@ -240,8 +243,9 @@ def workers_setting(workers: object) -> int | None:
 
 
 def type_name(chunker: object, built_in: type) -> str:
-    """The "type" setting: the built-in's name, or a subclass's qualified name (a subclass
-    may change the output, so it must change the fingerprint too)."""
+    """The "type" setting: the built-in's name, or a subclass's qualified name (what the
+    settings show; the fingerprint names a class only when it cuts in Python, see
+    ``strategy_cut``)."""
     cls = type(chunker)
     if cls is built_in:
         return built_in.__name__
@@ -261,6 +265,61 @@ def fingerprint_of(settings: Mapping[str, Any]) -> str:
     except (TypeError, ValueError) as error:
         raise TypeError(f"settings() must return a JSON-safe dict: {error}") from None
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def splitter_cut(splitter: _core.Splitter, units: Sizing) -> dict[str, Any]:
+    """What a built-in level cuts by: everything its core ``Splitter`` was built from.
+
+    Read back from the Splitter, not from the chunker that made it, so that two levels
+    built alike (``separators=None`` and the same defaults given, ``keep_separator=False``
+    and ``"none"``, a ``RecursiveChunker`` and a tree's default level) are described alike.
+    The Splitter does not say which tokenizer it counts with, so the unit comes from
+    ``units``, the ``Sizing`` it was built from: a tokenizer by the hash of its content
+    (ids agree across machines), a length_function by its qualified name.
+
+    Args:
+        splitter: The level.
+        units: The unit the level was built with.
+
+    Returns:
+        A JSON-safe dict with one key per argument of ``_core.Splitter``.
+    """
+    return {
+        "chunk_size": splitter.chunk_size,
+        "overlap": splitter.overlap,
+        "min_chunk_size": splitter.min_chunk_size,
+        "separators": splitter.separators,
+        "keep_separator": splitter.keep_separator,
+        "trim": splitter.trim,
+        "structure": splitter.structure,
+        "merge": splitter.merge,
+        "tokenizer": None,
+        "length_function": None,
+        **units.settings(),
+    }
+
+
+# What a custom strategy's settings() holds besides what decides its cut: its class (named
+# apart, as the strategy) and what changes neither spans nor ids.
+_NOT_CUT = NOT_FINGERPRINTED | {"type"}
+
+
+def strategy_cut(chunker: Any) -> dict[str, Any]:
+    """What a level cut in Python (``split_spans`` or ``split_text``) cuts by: its class's
+    qualified name and its own ``settings()`` (less its type, ``name`` and
+    ``parent_content``), since nothing else is known of what its code does."""
+    settings = chunker.settings()
+    return {
+        "strategy": _qualified_name(type(chunker)),
+        "settings": {key: value for key, value in settings.items() if key not in _NOT_CUT},
+    }
+
+
+def cuts_fingerprint(cuts: Sequence[Mapping[str, Any]]) -> str:
+    """A chunker's fingerprint: ``fingerprint_of`` the cut of each of its levels, top first
+    (``splitter_cut``, ``strategy_cut``), so that chunkers that cut alike share chunk ids
+    whatever class holds their settings."""
+    return fingerprint_of({"levels": list(cuts)})
 
 
 def nested_settings(chunker: Any) -> dict[str, Any] | None:

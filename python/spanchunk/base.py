@@ -31,7 +31,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
 from spanchunk import _core
-from spanchunk._settings import Setting, fingerprint_of, type_name, workers_setting
+from spanchunk._settings import (
+    Setting,
+    cuts_fingerprint,
+    strategy_cut,
+    type_name,
+    workers_setting,
+)
 from spanchunk._spans import Level, all_built_in, spans_of_pieces, tree_array, tree_records
 from spanchunk._tokens import Sizing
 from spanchunk.chunk import Chunk
@@ -128,9 +134,7 @@ def _columns(
     if isinstance(documents, str):
         # One text, the commonest call: no Document object, the core hashes its id.
         return [documents], [None], [None]
-    batch = (
-        documents.documents if isinstance(documents, _Checked) else _documents(documents, call)
-    )
+    batch = documents.documents if isinstance(documents, _Checked) else _documents(documents, call)
     return (
         [document.text for document in batch],
         [document.id for document in batch],
@@ -176,6 +180,23 @@ def _spans_and_outline(
 
 def _minus_level(chunk: Chunk) -> int:
     return -chunk.level
+
+
+def _cuts_in_python(cls: type[Chunker]) -> bool:
+    """Whether a chunker class is a custom strategy (it overrides split_text or split_spans)."""
+    return cls.split_text is not Chunker.split_text or cls.split_spans is not Chunker.split_spans
+
+
+def level_cut(chunker: Chunker) -> dict[str, Any]:
+    """What ``chunker`` cuts by as one level of a tree: the part of the tree's fingerprint
+    that stands for that level.
+
+    A chunker of one level is that level's cut (a default level of a tree and the same
+    ``RecursiveChunker`` given for it are one cut); one of several levels, used as a level,
+    cuts at the leaves of its own tree, so its cut is every one of its levels'.
+    """
+    cuts = chunker._cuts()
+    return cuts[0] if len(cuts) == 1 else {"leaves": cuts}
 
 
 # --------------------------------------------------------------------------------------------
@@ -265,8 +286,14 @@ class Chunker:
         return {"type": type_name(self, Chunker)}
 
     def fingerprint(self) -> str:
-        """16 hex digits identifying the settings (less ``name``); part of every chunk id."""
-        return fingerprint_of(self.settings())
+        """16 hex digits identifying the cut; part of every chunk id.
+
+        It hashes what decides the spans of each level, top first, and nothing else: two
+        chunkers that cut alike (``ParentChildChunker(2000, 400)`` and
+        ``HierarchicalChunker([2000, 400])``) give the same ids, whatever their ``name``.
+        A custom strategy's level is its qualified class name and its ``settings()``.
+        """
+        return cuts_fingerprint(self._cuts())
 
     # ---------------------------------------------------------------- public operations
 
@@ -434,10 +461,15 @@ class Chunker:
         """The levels of a built-in chunker, top first; None for the base class."""
         return None
 
+    def _cuts(self) -> list[dict[str, Any]]:
+        """What each level cuts by, top first (see ``fingerprint``): a custom strategy is one
+        level, cut in Python."""
+        return [strategy_cut(self)]
+
     def _levels(self) -> list[Level]:
         """The levels this chunker cuts, top first: itself when it is a custom strategy."""
         cls = type(self)
-        if cls.split_text is not Chunker.split_text or cls.split_spans is not Chunker.split_spans:
+        if _cuts_in_python(cls):
             return [self]
         levels = self._built_in_levels()
         if levels is None:
@@ -644,10 +676,21 @@ class _BuiltInChunker(Chunker):
     def _rebuild(self) -> None:
         raise NotImplementedError
 
+    def _built_in_cuts(self) -> list[dict[str, Any]]:
+        """What each built-in level cuts by, top first (``splitter_cut``, ``level_cut``)."""
+        raise NotImplementedError
+
+    def _cuts(self) -> list[dict[str, Any]]:
+        if _cuts_in_python(type(self)):
+            return super()._cuts()
+        return self._built_in_cuts()
+
     def _build_tree(self) -> None:
-        """Hands the levels to the core once, when every one is built in (see ``spans``)."""
+        """Hands the levels to the core once, when every one is built in (see ``spans``), and
+        fingerprints them: ``fingerprint`` is read per batch, so it is computed once here."""
         levels = self._levels()
         self._tree = _core.Tree(levels) if all_built_in(levels) else None
+        self._cached_fingerprint = cuts_fingerprint(self._cuts())
 
     @property
     def encoding(self) -> str | None:
@@ -663,7 +706,8 @@ class _BuiltInChunker(Chunker):
         return entries
 
     def fingerprint(self) -> str:
-        """16 hex digits identifying the settings (less ``name``); part of every chunk id."""
+        """16 hex digits identifying the cut (see ``Chunker.fingerprint``); part of every
+        chunk id."""
         return self._cached_fingerprint
 
     def __repr__(self) -> str:

@@ -8,7 +8,7 @@ above. The leaves are returned; every chunk above them goes to the registry.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from spanchunk import _core
 from spanchunk._parents import Missing, check_missing
@@ -17,7 +17,6 @@ from spanchunk._settings import (
     Setting,
     UnitName,
     UnitSetting,
-    fingerprint_of,
     nested_settings,
     overlap_setting,
     positive_size,
@@ -25,7 +24,7 @@ from spanchunk._settings import (
 )
 from spanchunk._spans import Level
 from spanchunk._tokens import Sizing
-from spanchunk.base import Chunker, Documents, ParentStore, _BuiltInChunker
+from spanchunk.base import Chunker, Documents, ParentStore, _BuiltInChunker, level_cut
 from spanchunk.chunk import Chunk
 from spanchunk.markdown import MarkdownChunker
 from spanchunk.recursive import RecursiveChunker
@@ -237,11 +236,13 @@ class HierarchicalChunker(_BuiltInChunker, built_in=True):
 
     def _rebuild(self) -> None:
         self._levels_cache = [chunker._as_level() for chunker in self._level_chunkers]
-        self._cached_fingerprint = fingerprint_of(self.settings())
         self._build_tree()
 
     def _built_in_levels(self) -> list[Level]:
         return self._levels_cache
+
+    def _built_in_cuts(self) -> list[dict[str, Any]]:
+        return [level_cut(chunker) for chunker in self._level_chunkers]
 
     @property
     def parents(self) -> ParentStore:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from spanchunk import _core
 from spanchunk._settings import (
@@ -14,7 +14,6 @@ from spanchunk._settings import (
     UnitSetting,
     bool_setting,
     core_keep_separator,
-    fingerprint_of,
     keep_separator_setting,
     merge_setting,
     min_chunk_size_setting,
@@ -22,6 +21,7 @@ from spanchunk._settings import (
     overlap_setting,
     positive_size,
     separators_setting,
+    splitter_cut,
 )
 from spanchunk._spans import Level
 from spanchunk.base import _BuiltInChunker
@@ -185,8 +185,10 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
             )
         except UnicodeEncodeError as error:
             raise _encoding_error(error, "a separator") from None
-        self._cached_fingerprint = fingerprint_of(self.settings())
         self._build_tree()
 
     def _built_in_levels(self) -> list[Level]:
         return [self._splitter]
+
+    def _built_in_cuts(self) -> list[dict[str, Any]]:
+        return [splitter_cut(self._splitter, self._sizing)]
