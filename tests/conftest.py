@@ -14,6 +14,15 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+def corpus_absent(message: str) -> None:
+    """Skip a test whose shared input (the corpus, its tokenizer) is absent, saying what to
+    set; where ``SPANCHUNK_REQUIRE_CORPUS`` is set (CI sets it), fail instead: there the
+    corpus tests must run."""
+    if os.environ.get("SPANCHUNK_REQUIRE_CORPUS"):
+        pytest.fail(f"{message} (SPANCHUNK_REQUIRE_CORPUS is set: the corpus tests must run)")
+    pytest.skip(message)
+
+
 def corpus_root() -> Path:
     """``$SPANCHUNK_CORPUS``, default ``../shared/corpus`` from the repository root."""
     configured = os.environ.get("SPANCHUNK_CORPUS")
@@ -35,7 +44,7 @@ def corpus() -> dict[str, list[tuple[str, str]]]:
     """Every file of every folder of the corpus: {folder: [(file name, text), ...]}."""
     root = corpus_root()
     if not root.is_dir():
-        pytest.skip(
+        corpus_absent(
             f"corpus folder {root} is absent: set SPANCHUNK_CORPUS to the shared corpus "
             "(CI always has it)"
         )

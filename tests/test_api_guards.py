@@ -316,7 +316,7 @@ def test_expand_missing_modes(
             assert store.expand([(hit, 0.5) for hit in hits], missing="keep") == [
                 (hit, 0.5) for hit in kept
             ]
-        with pytest.raises(ValueError, match="missing must be 'warn'.*'raise'.*'keep'"):
+        with pytest.raises(ValueError, match=r"missing must be 'warn'.*'raise'.*'keep'"):
             store.expand(hits, missing="ignore")
     finally:
         if isinstance(store, SqliteRegistry):

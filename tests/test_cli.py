@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import spanchunk.cli._writers as writers
 from _strategies import texts
-from conftest import corpus_root
+from conftest import corpus_absent, corpus_root
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from spanchunk import Document, ParentChildChunker
@@ -333,7 +333,7 @@ def test_two_workers_write_what_one_writes(tmp_path: Path, suffix: str) -> None:
         pytest.importorskip("pyarrow")
     root = corpus_root()
     if not root.is_dir():
-        pytest.skip(f"corpus folder {root} is absent")
+        corpus_absent(f"corpus folder {root} is absent")
     outputs = []
     for workers in ("1", "2"):
         out = tmp_path / f"w{workers}{suffix}"

@@ -174,6 +174,11 @@ def test_an_output_that_is_an_input_is_refused(docs: Path, tmp_path: Path) -> No
         assert result.returncode == 2, (given, output)
         assert b"is also an input" in result.stderr and given.encode() in result.stderr
         assert notes.read_bytes() == before
+    # The table's case: `spanchunk chunk notes.txt -o notes.txt` (no known kind, and an input).
+    text = tmp_path / "notes.txt"
+    text.write_text("My notes.\n", encoding="utf-8")
+    result = cli("chunk", "notes.txt", "-o", "notes.txt", cwd=tmp_path)
+    assert result.returncode == 2 and text.read_text(encoding="utf-8") == "My notes.\n"
     # A text file named as a JSON Lines output of the same name is refused too, by its kind.
     result = cli("chunk", str(docs), "-o", str(docs / "intro.md"))
     assert result.returncode == 2

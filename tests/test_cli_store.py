@@ -556,10 +556,10 @@ def test_a_run_killed_mid_write_leaves_old_or_new_documents(
     assert by_document(stored(out)) == {name: chunks for name, chunks in new.items() if chunks}
 
 
-def test_the_readme_store_example_runs(tmp_path: Path) -> None:
-    readme = README.read_text(encoding="utf-8")
-    start = readme.index("<!-- store example -->")
-    block = readme[start:].split("```sh\n", 1)[1].split("```", 1)[0]
+def test_the_docs_store_example_runs(tmp_path: Path) -> None:
+    page = (README.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    start = page.index("<!-- store example -->")
+    block = page[start:].split("```sh\n", 1)[1].split("```", 1)[0]
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "intro.md").write_text("# Intro\n\n" + "Some text. " * 400, encoding="utf-8")

@@ -10,7 +10,7 @@ from dataclasses import replace
 from itertools import pairwise
 
 import pytest
-from conftest import corpus_root, read_document
+from conftest import corpus_absent, corpus_root, read_document
 from haystack import Document, Pipeline
 from haystack.components.retrievers import AutoMergingRetriever
 from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
@@ -26,7 +26,7 @@ REPEATED = "\n\n".join(["Exactly the same paragraph, repeated many times over."]
 def corpus_text(folder: str, name: str) -> str:
     path = corpus_root() / folder / name
     if not path.is_file():
-        pytest.skip(f"corpus file {path} is absent: set SPANCHUNK_CORPUS (CI always has it)")
+        corpus_absent(f"corpus file {path} is absent: set SPANCHUNK_CORPUS (CI always has it)")
     return read_document(path)
 
 

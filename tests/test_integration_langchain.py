@@ -11,7 +11,7 @@ import pickle
 from pathlib import Path
 
 import pytest
-from conftest import corpus_root, read_document
+from conftest import corpus_absent, corpus_root, read_document
 from langchain_classic.retrievers import ParentDocumentRetriever
 from langchain_classic.storage import InMemoryStore
 from langchain_core.documents import Document
@@ -37,7 +37,7 @@ REPEATED = "\n\n".join(
 def frankenstein() -> str:
     path = corpus_root() / "gutenberg" / "pg84.txt"
     if not path.is_file():
-        pytest.skip(f"corpus file {path} is absent: set SPANCHUNK_CORPUS (CI always has it)")
+        corpus_absent(f"corpus file {path} is absent: set SPANCHUNK_CORPUS (CI always has it)")
     return read_document(path)[:120_000]
 
 

@@ -19,7 +19,7 @@ import tiktoken
 import tokenizers
 from _contract import TextInfo, check_chunker, hierarchical_levels, parent_child_levels
 from _strategies import texts
-from conftest import corpus_root
+from conftest import corpus_absent, corpus_root
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spanchunk import HierarchicalChunker, ParentChildChunker, RecursiveChunker, _core
@@ -37,7 +37,7 @@ def tokenizer_path() -> Path:
     """The shared tokenizer file; its tests skip, as the corpus tests do, where the shared
     folder is absent (CI always has it)."""
     if not TOKENIZER.is_file():
-        pytest.skip(
+        corpus_absent(
             f"the shared tokenizer {TOKENIZER} is absent: set SPANCHUNK_CORPUS to the shared "
             "corpus, whose sibling folder tokenizers/ holds it (CI always has it)"
         )

@@ -152,6 +152,7 @@ def write_documents(
     format: str = "jsonl",
     parquet: ParquetEncoder | None = None,
     chunker_of: Sequence[int] | None = None,
+    document_ids: Sequence[str] | None = None,
 ) -> tuple[JsonlBatch | ParquetGroup, list[tuple[str, str] | None], ChunkSizes]: ...
 def write_files(
     chunkers: Sequence[tuple[Sequence[Splitter], str]],
@@ -161,7 +162,10 @@ def write_files(
     expected_bytes: int = 0,
     parquet: ParquetEncoder | None = None,
     chunker_of: Sequence[int] | None = None,
+    document_ids: Sequence[str] | None = None,
 ) -> tuple[JsonlBatch | ParquetGroup, list[tuple[str, str] | None], ChunkSizes]: ...
+def is_binary(head: bytes) -> bool: ...
+def text_problem(data: bytes) -> str | None: ...
 
 @final
 class ArrowRows:
@@ -243,7 +247,7 @@ class FileWalk:
 def chunk_documents(
     levels: Sequence[Splitter],
     texts: Sequence[str],
-    document_ids: Sequence[str],
+    document_ids: Sequence[str | None],
     metadatas: Sequence[Mapping[str, Any] | None],
     fingerprint: str,
     workers: int | None = 1,

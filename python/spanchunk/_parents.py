@@ -75,7 +75,7 @@ def check_max_parents(max_parents: object) -> int | None:
 def check_missing(missing: object) -> Missing:
     """``missing`` validated: "warn", "raise" or "keep"."""
     if missing in ("warn", "raise", "keep"):
-        return missing  # type: ignore[return-value]
+        return missing
     raise ValueError(
         f"missing must be 'warn' (keep a hit whose parent the store does not hold, with a "
         f"MissingParentWarning), 'raise' (MissingParentError) or 'keep' (keep it silently), "

@@ -82,7 +82,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeGuard
 
 from spanchunk import _core
 from spanchunk.errors import ChunkingError, _encoding_error
@@ -135,10 +135,26 @@ def structured(spans: NDArray[np.int64]) -> NDArray[np.void]:
 _SPLITTER_TYPE = {_core.Splitter}
 
 
-def all_built_in(levels: Sequence[Level]) -> bool:
+def all_built_in(levels: Sequence[Level]) -> TypeGuard[Sequence[_core.Splitter]]:
     """Whether every level is a core Splitter (one core call does the whole tree)."""
     # Splitter cannot be subclassed: comparing the set of types is one C-level pass.
     return {*map(type, levels)} <= _SPLITTER_TYPE
+
+
+def core_levels(levels: Sequence[Level]) -> Sequence[_core.Splitter]:
+    """``levels`` as the core's Splitters, for the paths that take no custom level (the
+    command line's, Ray's).
+
+    Raises:
+        TypeError: a level is a custom strategy (cut in Python).
+    """
+    if not all_built_in(levels):
+        custom = next(level for level in levels if not isinstance(level, _core.Splitter))
+        raise TypeError(
+            f"this path cuts in the core only, and a level is a custom strategy "
+            f"({type(custom).__qualname__}): use the chunker's chunk() instead"
+        )
+    return levels
 
 
 def tree_records(levels: Sequence[Level], text: str) -> NDArray[np.void]:

@@ -125,5 +125,6 @@ def chunk_file(chunker: Chunker, path: str | os.PathLike[str]) -> list[Chunk]:
     document = read_document(path)
     chunk_tree = getattr(chunker, "chunk_tree", None)
     if chunk_tree is not None:
-        return chunk_tree(document)
+        tree: list[Chunk] = chunk_tree(document)
+        return tree
     return chunker.chunk(document)

@@ -163,8 +163,7 @@ def _misused(value: object, call: str | None) -> tuple[str, str] | None:
     if isinstance(value, io.IOBase) or callable(getattr(value, "read", None)):
         return (
             f"an open file ({name})",
-            f"pass its text, {use}(file.read()), or read the file as the command line does: "
-            f"{read}",
+            f"pass its text, {use}(file.read()), or read the file as the command line does: {read}",
         )
     return None
 
@@ -190,10 +189,7 @@ def _text_type_error(
             return TypeError(f"{call}(): {what} must be {expected}, not {kind}: {fix}")
         return TypeError(f"{call}() takes {expected}, not {kind}: {fix}")
     kind = type(text).__name__
-    if text is None:
-        fix = "pass a str (an empty document is '')"
-    else:
-        fix = "pass a str"
+    fix = "pass a str (an empty document is '')" if text is None else "pass a str"
     return TypeError(f"{what} must be {expected}, not {kind}: {fix}")
 
 

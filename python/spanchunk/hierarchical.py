@@ -148,6 +148,10 @@ class HierarchicalChunker(_BuiltInChunker, built_in=True):
     _level_chunkers: tuple[Chunker, ...]
 
     # The settings, in the order settings() and the repr list them (see _settings.Setting).
+    # Where each setting's checked value is stored (``Setting`` keeps it as ``_<name>``).
+    _sizes: tuple[int, ...]
+    _overlap: int
+
     sizes: Setting[tuple[int, ...]] = Setting(
         "The size of every level, top first.",
         check=lambda tree, value: sizes_setting(value, tree.unit),
@@ -339,6 +343,13 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
     """
 
     # The settings, in the order settings() and the repr list them (see _settings.Setting).
+    # Where each setting's checked value is stored (``Setting`` keeps it as ``_<name>``).
+    _parent_size: int
+    _child_size: int
+    _child_overlap: int
+    _parent_chunker: Chunker | None
+    _child_chunker: Chunker | None
+
     parent_size: Setting[int] = Setting(
         "The largest parent, in ``unit``.",
         check=lambda tree, value: positive_size("parent_size", value, tree.unit, 2000),

@@ -140,6 +140,14 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
         shown=lambda name: name is not None,
     )
 
+    # Where each setting's checked value is stored (``Setting`` keeps it as ``_<name>``).
+    _chunk_size: int
+    _overlap: int
+    _min_chunk_size: int
+    _keep_separator: KeepSeparator
+    _trim: bool
+    _merge: Merge
+
     # Positional settings mirror the documented signature (RecursiveChunker(512, 50)).
     def __init__(  # noqa: PLR0917
         self,

@@ -31,7 +31,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from types import MappingProxyType
 from typing import Any, Literal, overload
 
 from spanchunk._parents import (
@@ -225,6 +224,21 @@ def auto_merge(
     return [row[0] for row in rows]
 
 
+def _look_up_parents(
+    groups: dict[str, list[list[Any]]], store: ParentStore, parents: dict[str, Chunk | None]
+) -> None:
+    """Adds to ``parents`` the groups' parents not looked up yet (one ``get_many``), each
+    from the store, else from its first child's ``parent_content``, else None."""
+    unknown = [parent_id for parent_id in groups if parent_id not in parents]
+    if unknown:
+        found = store.get_many(unknown)
+        for parent_id in unknown:
+            parent = found.get(parent_id)
+            if parent is None:
+                parent = parent_from_content(groups[parent_id][0][0])
+            parents[parent_id] = parent
+
+
 def _merge_round(
     rows: list[list[Any]],
     store: ParentStore,
@@ -240,14 +254,7 @@ def _merge_round(
         parent_id = row[0].parent_id
         if parent_id is not None:
             groups.setdefault(parent_id, []).append(row)
-    unknown = [parent_id for parent_id in groups if parent_id not in parents]
-    if unknown:
-        found = store.get_many(unknown)
-        for parent_id in unknown:
-            parent = found.get(parent_id)
-            if parent is None:
-                parent = parent_from_content(groups[parent_id][0][0])
-            parents[parent_id] = parent
+    _look_up_parents(groups, store, parents)
     merged_away: set[str] = set()
     added: list[list[Any]] = []
     for parent_id, members in groups.items():
@@ -324,7 +331,7 @@ def _measure(unit: object) -> Callable[[str], int]:
     if unit == "byte":
         return lambda text: len(text.encode("utf-8", "surrogatepass"))
     if callable(unit):
-        return unit  # type: ignore[return-value]
+        return unit
     raise ValueError(
         f"unit must be 'char', 'byte' or a function text -> size (e.g. a tokenizer's "
         f"lambda t: len(enc.encode(t))), got {unit!r}"
@@ -648,12 +655,12 @@ def attach_parent_content(
             raise not_a_chunk(position, item, "attach_parent_content")
     wanted = list({chunk.parent_id: None for chunk in items if chunk.parent_id is not None})
     if hasattr(parents, "get_many"):
-        known: Mapping[str, Chunk] = parents.get_many(wanted)  # type: ignore[union-attr]
+        known: Mapping[str, Chunk] = parents.get_many(wanted)
     elif isinstance(parents, Mapping):
         known = parents
     else:
         known = {chunk.id: chunk for chunk in parents}
-    shared: dict[tuple[str, int], MappingProxyType[str, Any]] = {}
+    shared: dict[tuple[str, int], Mapping[str, Any]] = {}
     result = []
     for child in items:
         parent = known.get(child.parent_id) if child.parent_id is not None else None

@@ -600,3 +600,62 @@ mod tests {
         }
     }
 }
+
+/// Readable snapshots of whole trees over the tests' own texts (`tests/data/texts/`): one line
+/// per chunk (level, index, parent row, byte and char spans, the text's start), so that a
+/// change to where chunks end shows as a diff of those lines. `cargo insta review` (or
+/// `INSTA_UPDATE=always cargo test`) accepts a change made on purpose.
+#[cfg(test)]
+mod snapshots {
+    use std::fmt::Write as _;
+
+    use super::tree_spans;
+    use crate::engine::{Splitter, SplitterConfig, Structure};
+    use crate::sizing::Unit;
+
+    fn listing(levels: &[&Splitter], text: &str) -> String {
+        let table = tree_spans(levels, text).unwrap();
+        let mut out = String::new();
+        for record in &table.records {
+            let [level, index, parent, start_byte, end_byte, start_char, end_char] = record.0;
+            let from = usize::try_from(start_byte).unwrap();
+            let to = usize::try_from(end_byte).unwrap();
+            let head: String = text[from..to].chars().take(32).collect();
+            writeln!(
+                out,
+                "{level} {index:>3} ^{parent:<3} b{start_byte}..{end_byte} c{start_char}..{end_char} {head:?}"
+            )
+            .unwrap();
+        }
+        out
+    }
+
+    fn level(chunk_size: usize, structure: Structure) -> Splitter {
+        let mut config = SplitterConfig::new(chunk_size);
+        config.structure = structure;
+        Splitter::new(config, Unit::Char).unwrap()
+    }
+
+    #[test]
+    fn parents_and_children_of_the_test_texts() {
+        let parents = level(600, Structure::Plain);
+        let children = level(150, Structure::Plain);
+        for (name, text) in [
+            ("prose", include_str!("../../tests/data/texts/prose.txt")),
+            ("zh", include_str!("../../tests/data/texts/zh.md")),
+        ] {
+            insta::assert_snapshot!(
+                format!("plain_{name}"),
+                listing(&[&parents, &children], text)
+            );
+        }
+    }
+
+    #[test]
+    fn markdown_sections_as_parents() {
+        let parents = level(500, Structure::Markdown);
+        let children = level(120, Structure::Markdown);
+        let text = include_str!("../../tests/data/texts/guide.md");
+        insta::assert_snapshot!("markdown_guide", listing(&[&parents, &children], text));
+    }
+}

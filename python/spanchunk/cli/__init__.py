@@ -393,8 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     except OSError as error:  # reading errors skip a file; this is the output failing
         return fail(f"cannot write the output: {describe_os_error(error)}", EXIT_FAILED)
-    parser.error(f"unknown command {args.command!r}")
-    return EXIT_USAGE  # not reached: parser.error exits
+    parser.error(f"unknown command {args.command!r}")  # exits with status 2
 
 
 if __name__ == "__main__":

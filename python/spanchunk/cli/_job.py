@@ -288,14 +288,16 @@ def run_batches(
     first = next(listed, None)
     if first is None:
         return
-    executor = ThreadPool(job, workers) if pool != "process" else _process_pool(job, workers)
+    executor: ThreadPool | ProcessPoolExecutor = (
+        _process_pool(job, workers) if pool == "process" else ThreadPool(job, workers)
+    )
     pending: deque[tuple[list[File], Any]] = deque()
     try:
         for batch in itertools.chain((first,), listed):
-            if pool == "process":
-                future = executor.submit(_process_batch_in_process, batch)
+            if isinstance(executor, ThreadPool):
+                future: Any = executor.submit(batch)
             else:
-                future = executor.submit(batch)
+                future = executor.submit(_process_batch_in_process, batch)
             pending.append((batch, future))
             if len(pending) >= 2 * workers:
                 done, future = pending.popleft()

@@ -57,10 +57,11 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from spanchunk import _core
 from spanchunk._settings import fingerprint_of
+from spanchunk._spans import core_levels
 from spanchunk.cli._files import UNREADABLE, Globs
 from spanchunk.cli._job import (
     BINARY,
@@ -434,12 +435,13 @@ class StoreJob:
                 continue
             data, info = read_source(file)
             if data is None:
-                assert isinstance(info, tuple)
-                result.skips.append(info)
-                record = self.skip_record(file, info[1], info[2])
+                path, kind, message = cast("tuple[str, str, str]", info)
+                result.skips.append((path, kind, message))
+                record = self.skip_record(file, kind, message)
                 if record is not None:
                     result.skipped_files.append(record)
                 continue
+            assert info is None or isinstance(info, os.stat_result)
             if self.chunkers.input_encoding is not None:
                 decoded = decode_input(data, self.chunkers.input_encoding)
                 if isinstance(decoded, str):
@@ -474,7 +476,7 @@ class StoreJob:
             return
         chunker = self.chunkers.markdown if markdown else self.chunkers.text
         cut, errors, sizes = _core.cut_for_store(
-            chunker._levels(),
+            core_levels(chunker._levels()),
             [pending.data for pending in run],
             [pending.document_id for pending in run],
             chunker.fingerprint(),
@@ -510,7 +512,11 @@ def fresh_states(
     return frozenset(
         (document_id, size, mtime_ns, ctime_ns, inode)
         for document_id, digest, size, mtime_ns, ctime_ns, inode in states
-        if digest is not None and size is not None
+        if digest is not None
+        and size is not None
+        and mtime_ns is not None
+        and ctime_ns is not None
+        and inode is not None
     )
 
 

@@ -213,7 +213,7 @@ def _cut(
 ) -> list[Document]:
     """The documents of texts cut and written in one core call (see ``cut_in_core``); the
     chunks above the leaves go to the chunker's registry, as ``chunk_tree`` sends them."""
-    return cut_registered(
+    documents: list[Document] = cut_registered(
         chunker,
         _core.langchain_cut,
         _SHAPE,
@@ -225,6 +225,7 @@ def _cut(
         writings,
         leaves_only,
     )
+    return documents
 
 
 def _documents_of(groups: Sequence[_Group]) -> list[Document]:
@@ -493,7 +494,7 @@ def index_documents(
             children.append(converted)
         else:
             parents.append((metadata["chunk_id"], converted))
-    child_ids = [child.id for child in children]  # type: ignore[misc]
+    child_ids = [child.id for child in children]
     if children:
         vectorstore.add_documents(children, ids=child_ids, **kwargs)
     if parents:

@@ -170,12 +170,14 @@ def _filled_node(
         "end_char_idx": end_char_idx,
         "text_template": text_template,
     }
-    return _fill(_new(TextNode), values, _NODE_FIELDS_SET)
+    node: TextNode = _fill(_new(TextNode), values, _NODE_FIELDS_SET)
+    return node
 
 
 def _filled_info(node_id: str, metadata: dict[str, Any], hash: str) -> RelatedNodeInfo:
     values = {"node_id": node_id, "node_type": ObjectType.TEXT, "metadata": metadata, "hash": hash}
-    return _fill(_new(RelatedNodeInfo), values, _INFO_FIELDS_SET)
+    info: RelatedNodeInfo = _fill(_new(RelatedNodeInfo), values, _INFO_FIELDS_SET)
+    return info
 
 
 def _same_layout() -> bool:

@@ -54,6 +54,7 @@ import numpy as np
 
 from spanchunk import HierarchicalChunker, _core
 from spanchunk._schema import chunk_schema as _chunk_schema
+from spanchunk._spans import core_levels
 from spanchunk.document import _check_id
 from spanchunk.integrations._common import Unit, hierarchical_chunker, missing_extra
 
@@ -168,7 +169,7 @@ class ChunkBatches:
         )
         # What the core cuts with (every level is built in: the settings above make no
         # other kind of chunker).
-        self._core_levels = self.chunker._levels()
+        self._core_levels = core_levels(self.chunker._levels())
         self._fingerprint = self.chunker.fingerprint()
         self.levels = levels
         self.text_column = text_column
@@ -185,7 +186,7 @@ class ChunkBatches:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._core_levels = self.chunker._levels()
+        self._core_levels = core_levels(self.chunker._levels())
 
     def __call__(self, batch: pa.Table | pa.RecordBatch) -> pa.Table:
         """Chunk one batch of documents.
@@ -251,7 +252,8 @@ class ChunkBatches:
     @staticmethod
     def _column(batch: pa.Table | pa.RecordBatch, name: str, rows: int) -> list[Any]:
         if name in batch.schema.names:
-            return batch.column(name).to_pylist()
+            values: list[Any] = batch.column(name).to_pylist()
+            return values
         return [None] * rows
 
 
