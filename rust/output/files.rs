@@ -42,20 +42,21 @@ pub fn read_text_file_into(path: &Path, data: &mut Vec<u8>) -> Result<(), Skip> 
     data.clear();
     let mut file = std::fs::File::open(path).map_err(Skip::Unreadable)?;
     let before = file.metadata().map_err(Skip::Unreadable)?;
-    // The first bytes decide whether the file is binary: a binary file is read no further
-    // (a source tree's binaries had been most of the bytes a run read, and most of its time
-    // in the kernel).
-    (&mut file)
-        .take(BINARY_PROBE as u64)
-        .read_to_end(data)
-        .map_err(Skip::Unreadable)?;
+    let size = usize::try_from(before.len()).unwrap_or(usize::MAX - 1);
+    // One more byte than the size is asked for, so that a file that grew is read past it
+    // and caught. The first `BINARY_PROBE` bytes decide whether the file is binary: a binary
+    // file is read no further.
+    let wanted = size.saturating_add(1);
+    data.reserve(wanted);
+    read_up_to(&mut file, data, wanted.min(BINARY_PROBE), size)?;
     if is_binary(data) {
         return Err(Skip::Binary);
     }
-    // One more byte than the size, so that a file that grew is read past it and caught.
-    let expected = usize::try_from(before.len()).unwrap_or(0);
-    data.reserve(expected.saturating_add(1).saturating_sub(data.len()));
-    file.read_to_end(data).map_err(Skip::Unreadable)?;
+    if data.len() == BINARY_PROBE && wanted > BINARY_PROBE {
+        read_up_to(&mut file, data, wanted, size)?;
+    }
+    // A file whose size changed, or that was modified, while it was read (or that held more
+    // or less than its size said: a /proc file) is not what was listed.
     let after = file.metadata().map_err(Skip::Unreadable)?;
     let same_time = match (before.modified(), after.modified()) {
         (Ok(first), Ok(second)) => first == second,
@@ -63,6 +64,38 @@ pub fn read_text_file_into(path: &Path, data: &mut Vec<u8>) -> Result<(), Skip> 
     };
     if before.len() != after.len() || !same_time || data.len() as u64 != after.len() {
         return Err(Skip::Changed);
+    }
+    Ok(())
+}
+
+/// Reads from `file` into `data` until it holds `limit` bytes, or the file ends. Written here
+/// rather than with `read_to_end`, which asks the file for its size and position again: on
+/// a tree of small files, two more system calls for each of the four a file needs. A read
+/// that returns less than asked, once `data` holds the file's `size`, is its end (a regular
+/// file reads short only there); the size check after the read catches a file that grew.
+fn read_up_to(
+    file: &mut std::fs::File,
+    data: &mut Vec<u8>,
+    limit: usize,
+    size: usize,
+) -> Result<(), Skip> {
+    while data.len() < limit {
+        let filled = data.len();
+        data.resize(limit, 0);
+        let read = loop {
+            match file.read(&mut data[filled..]) {
+                Ok(read) => break read,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => {
+                    data.truncate(filled);
+                    return Err(Skip::Unreadable(error));
+                }
+            }
+        };
+        data.truncate(filled + read);
+        if read == 0 || data.len() >= size {
+            break;
+        }
     }
     Ok(())
 }

@@ -108,7 +108,7 @@ struct Frame {
     /// The folder's resolved path (see [`Listed::resolved`]).
     resolved: OsString,
     relative: OsString,
-    entries: Vec<(OsString, Option<FileType>)>,
+    entries: Vec<Entry>,
     next: usize,
 }
 
@@ -151,7 +151,7 @@ impl Walk {
                 self.path(path, out);
                 continue;
             };
-            let Some((name, kind)) = frame.entries.get_mut(frame.next) else {
+            let Some((name, kind, listed)) = frame.entries.get_mut(frame.next) else {
                 self.stack.pop();
                 continue;
             };
@@ -161,6 +161,7 @@ impl Walk {
             }
             let name = std::mem::take(name);
             let kind = *kind;
+            let listed = listed.take();
             let relative = if frame.relative.is_empty() {
                 name.clone()
             } else {
@@ -181,7 +182,7 @@ impl Walk {
             if globs.filters() && !globs.picks(&relative)? {
                 continue;
             }
-            match fs::metadata(&path) {
+            match listed.map_or_else(|| fs::metadata(&path), Ok) {
                 Ok(metadata) => self.found(path, resolved, &metadata, out),
                 // A dangling link, or a file removed since the folder was read.
                 Err(error) => {
@@ -270,21 +271,37 @@ impl Walk {
     }
 }
 
-/// The entries of a folder in the order of their names as Python decodes them.
-fn list(folder: &OsStr) -> io::Result<Vec<(OsString, Option<FileType>)>> {
+/// A folder's entry: its name, its type, and, for a regular file that is not hidden, its
+/// state.
+type Entry = (OsString, Option<FileType>, Option<fs::Metadata>);
+
+/// The entries of a folder in the order of their names as Python decodes them. A regular
+/// file's state is looked up here, relative to the open folder (`DirEntry::metadata`, an
+/// `fstatat` on the folder's descriptor): looking it up by its whole path later walked every
+/// folder of the path again in the kernel, a third of the listing of a deep tree.
+fn list(folder: &OsStr) -> io::Result<Vec<Entry>> {
     let mut entries = Vec::new();
     for entry in fs::read_dir(folder)? {
         let entry = entry?;
-        entries.push((entry.file_name(), entry.file_type().ok()));
+        let name = entry.file_name();
+        let kind = entry.file_type().ok();
+        let state = if kind.is_some_and(|kind| kind.is_file())
+            && name.as_bytes().first() != Some(&b'.')
+        {
+            entry.metadata().ok()
+        } else {
+            None
+        };
+        entries.push((name, kind, state));
     }
     if entries
         .iter()
-        .all(|(name, _)| std::str::from_utf8(name.as_bytes()).is_ok())
+        .all(|(name, _, _)| std::str::from_utf8(name.as_bytes()).is_ok())
     {
         // UTF-8 orders as its code points.
-        entries.sort_unstable_by(|(a, _), (b, _)| a.as_bytes().cmp(b.as_bytes()));
+        entries.sort_unstable_by(|(a, _, _), (b, _, _)| a.as_bytes().cmp(b.as_bytes()));
     } else {
-        entries.sort_by_cached_key(|(name, _)| python_name(name.as_bytes()));
+        entries.sort_by_cached_key(|(name, _, _)| python_name(name.as_bytes()));
     }
     Ok(entries)
 }

@@ -23,7 +23,10 @@ import contextlib
 import errno
 import os
 import stat
-from typing import NamedTuple, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
+
+if TYPE_CHECKING:
+    from spanchunk.cli._files import File
 
 #: The files SQLite keeps beside a database while it is open.
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -149,14 +152,11 @@ class OwnFiles:
         self._paths = target.own_files()
         self._inode = (target.device, target.inode) if target.inode else None
 
-    def __contains__(self, file: object) -> bool:
-        resolved = getattr(file, "resolved", "")
-        if resolved in self._paths:
+    def __contains__(self, file: File) -> bool:
+        if file.resolved in self._paths:
             return True
         inode = self._inode
-        return inode is not None and (getattr(file, "device", 0), getattr(file, "inode", 0)) == (
-            inode
-        )
+        return inode is not None and file.inode == inode[1] and file.device == inode[0]
 
 
 def lock_name(name: str) -> str:

@@ -251,32 +251,30 @@ def record_run(
     store: SqliteRegistry,
     meta: Mapping[str, str],
     skipped: Iterable[SkippedFile],
-    covers: Callable[[str], bool] | None,
+    known: Mapping[str, SkippedFile] | None = None,
+    replaces: Callable[[str], bool] | None = None,
 ) -> None:
-    """At the end of a run: the skipped files it found replace the records of the files
-    it covers (``covers``; None: a new store, nothing to replace), and ``meta`` is recorded
-    where the store has none of it yet."""
-    skipped = list(skipped)
-    if covers is not None:
-        # An update that found what the store recorded writes nothing (a re-run over an
-        # unchanged tree stays a read-only run).
-        known = read_skipped(store)
-        covered = {path: record for path, record in known.items() if covers(path)}
-        current = _meta(store)
-        if covered == {record.path: record for record in skipped} and all(
-            key in current for key in meta
-        ):
-            return
+    """At the end of a run: record the skipped files it found, and drop the store's records
+    (``known``, read when the run started) of the files it replaces (``replaces``: the paths
+    the run listed, or covers and did not find), and record ``meta`` where the store has
+    none of it yet. A run that found what the store recorded writes nothing (a re-run over
+    an unchanged tree stays a read-only run); only records not found again are asked about
+    (``replaces`` costs a few microseconds a path)."""
+    current = {record.path: record for record in skipped}
+    known = known or {}
+    stale = [
+        (path,)
+        for path in known
+        if path not in current and replaces is not None and replaces(path)
+    ]
+    changed = [record for path, record in current.items() if known.get(path) != record]
+    missing_meta = set(meta) - set(_meta(store)) if meta else set()
+    if not stale and not changed and not missing_meta:
+        return
     with store._write() as connection:
-        if covers is not None:
-            stale = [
-                (path,)
-                for (path,) in connection.execute("SELECT path FROM skipped_files").fetchall()
-                if covers(path)
-            ]
-            connection.executemany("DELETE FROM skipped_files WHERE path = ?", stale)
+        connection.executemany("DELETE FROM skipped_files WHERE path = ?", stale)
         connection.executemany(
-            "INSERT OR REPLACE INTO skipped_files VALUES (?, ?, ?, ?, ?, ?, ?)", skipped
+            "INSERT OR REPLACE INTO skipped_files VALUES (?, ?, ?, ?, ?, ?, ?)", changed
         )
         connection.executemany("INSERT OR IGNORE INTO meta VALUES (?, ?)", list(meta.items()))
 

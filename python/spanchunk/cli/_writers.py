@@ -373,10 +373,10 @@ class SqliteWriter(Writer):
             return StoreJob(chunkers, {})
         with self._database_errors():
             states = self.store._file_states()
-            skipped = read_skipped(self.store)
+            self.known_skips = read_skipped(self.store)
         stored = {document_id: digest for document_id, digest, *_ in states}
         self._stored = set(stored)
-        return StoreJob(chunkers, stored, fresh_states(states), skipped)
+        return StoreJob(chunkers, stored, fresh_states(states), self.known_skips)
 
     def _start_bulk_load(self, fingerprint: str) -> None:
         """Record the fingerprint, close Python's connection and open the core's."""
@@ -410,9 +410,12 @@ class SqliteWriter(Writer):
             self.discard()
             raise
 
-    #: Whether a store's recorded skipped file lies where this run looked (set by the run
-    #: before it commits; None: nothing of the old records is dropped).
-    covers: Any = None
+    #: Whether the run replaces a store's record of a skipped file at this path: it listed
+    #: the file, or covers it and did not find it (set by the run before it commits; None:
+    #: nothing of the old records is dropped).
+    replaces: Any = None
+    #: The skipped files the store recorded when the run started.
+    known_skips: Any = None
 
     def stored_documents(self) -> list[str]:
         """The ids of the documents in the store (those this run wrote included); none that
@@ -479,7 +482,7 @@ class SqliteWriter(Writer):
         from spanchunk.cli._store import record_run  # noqa: PLC0415
 
         if self._temp_path is None:
-            record_run(self.store, self._meta, self.skipped, self.covers)
+            record_run(self.store, self._meta, self.skipped, self.known_skips, self.replaces)
             self.store.close()
             return
         if self._bulk is not None:
@@ -490,7 +493,7 @@ class SqliteWriter(Writer):
         from spanchunk.store import SqliteRegistry  # noqa: PLC0415
 
         with SqliteRegistry(self._temp_path, create=False) as store:
-            record_run(store, {}, self.skipped, None)
+            record_run(store, {}, self.skipped)
         if self.sync:
             with open(self._temp_path, "rb+") as file:
                 os.fsync(file.fileno())
