@@ -285,13 +285,12 @@ fn list(folder: &OsStr) -> io::Result<Vec<Entry>> {
         let entry = entry?;
         let name = entry.file_name();
         let kind = entry.file_type().ok();
-        let state = if kind.is_some_and(|kind| kind.is_file())
-            && name.as_bytes().first() != Some(&b'.')
-        {
-            entry.metadata().ok()
-        } else {
-            None
-        };
+        let state =
+            if kind.is_some_and(|kind| kind.is_file()) && name.as_bytes().first() != Some(&b'.') {
+                entry.metadata().ok()
+            } else {
+                None
+            };
         entries.push((name, kind, state));
     }
     if entries

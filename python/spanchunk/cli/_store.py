@@ -263,9 +263,7 @@ def record_run(
     current = {record.path: record for record in skipped}
     known = known or {}
     stale = [
-        (path,)
-        for path in known
-        if path not in current and replaces is not None and replaces(path)
+        (path,) for path in known if path not in current and replaces is not None and replaces(path)
     ]
     changed = [record for path, record in current.items() if known.get(path) != record]
     missing_meta = set(meta) - set(_meta(store)) if meta else set()
