@@ -7,7 +7,8 @@ already chosen. It reads the hierarchy only through a store's ``get(chunk_id)`` 
 chunk's ``parent_id`` and ``child_ids``: the leaves must be in the store too (add them with
 ``store.add(children)``), or a hit cannot see its siblings and stays alone.
 
-The rule, hit by hit in rank order (see ``docs-retrieval.md`` for why and for the numbers):
+The rule, hit by hit in rank order (the documentation's Retrieval page, ``docs/retrieval.md``,
+says why and gives the numbers):
 
 1. Take the hit's leaf.
 2. Bridge: when a chosen leaf of the same top-level chunk lies at most ``gap`` leaves away, take

@@ -7,7 +7,7 @@ is that function. Each worker returns every level of its file; the parent proces
 parents into its chunker's registry, so the result is identical to chunking the files one by
 one, in order.
 
-The recipe, in README.md ("Batch and parallel")::
+The recipe, in the documentation (``docs/chunkers.md``, "Many documents")::
 
     with ProcessPoolExecutor() as pool:
         trees = list(pool.map(partial(chunk_file, chunker), paths, chunksize=8))

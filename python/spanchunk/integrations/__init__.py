@@ -2,10 +2,11 @@
 
 Import the module of your framework; nothing here imports a framework until you do:
 
-- ``spanchunk.integrations.langchain`` (``pip install 'spanchunk[langchain]'``): a
-  ``TextSplitter``, a one-pass parent/child indexer and a ``BaseStore`` over a parent store.
-- ``spanchunk.integrations.llamaindex`` (``spanchunk[llamaindex]``): a ``NodeParser``.
-- ``spanchunk.integrations.haystack`` (``spanchunk[haystack]``): a ``@component`` splitter.
-- ``spanchunk.integrations.ray`` (``spanchunk[ray]``): a batch function for Ray Data (and
+- ``spanchunk.integrations.langchain`` (the ``langchain`` extra: ``pip install
+  '.[langchain]'`` from a clone): a ``TextSplitter``, a one-pass parent/child indexer and a
+  ``BaseStore`` over a parent store.
+- ``spanchunk.integrations.llamaindex`` (the ``llamaindex`` extra): a ``NodeParser``.
+- ``spanchunk.integrations.haystack`` (the ``haystack`` extra): a ``@component`` splitter.
+- ``spanchunk.integrations.ray`` (the ``ray`` extra): a batch function for Ray Data (and
   Spark's ``mapInArrow``), with the chunk table's Arrow schema.
 """

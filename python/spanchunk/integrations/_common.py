@@ -108,10 +108,26 @@ def cut_in_core(chunker: Chunker, method: str) -> bool:
 
 
 def missing_extra(framework: str, extra: str, error: ImportError) -> ImportError:
-    """The ImportError raised when a framework is absent, naming the extra that installs it."""
+    """The ImportError raised when a framework is absent, naming what installs it: the
+    extra's packages as the installed spanchunk declares them (spanchunk is on no package
+    index, so ``pip install 'spanchunk[extra]'`` cannot find it), or the extra from a
+    clone."""
+    from importlib.metadata import PackageNotFoundError, requires  # noqa: PLC0415
+
+    try:
+        declared = requires("spanchunk") or []
+    except PackageNotFoundError:
+        declared = []
+    packages = [
+        requirement.strip()
+        for requirement, _, marker in (line.partition(";") for line in declared)
+        if marker.replace(" ", "").replace('"', "'") == f"extra=='{extra}'"
+    ]
+    command = "pip install " + " ".join(f"'{package}'" for package in packages)
     return ImportError(
         f"spanchunk.integrations.{extra} needs {framework}, which is not installed "
-        f"({error}): pip install 'spanchunk[{extra}]'"
+        f"({error}): {command if packages else 'install it'} (or, from a clone of "
+        f"spanchunk: pip install '.[{extra}]')"
     )
 
 
