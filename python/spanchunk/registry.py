@@ -7,14 +7,14 @@ from collections.abc import Iterable, Iterator
 from typing import Any, overload
 
 from spanchunk._parents import Missing, expand_hits, parent_from_content
-from spanchunk.chunk import Chunk
-from spanchunk.store import (
+from spanchunk._store_common import (
     check_fingerprint,
     checked_chunks,
     digest,
     document_chunks,
     fingerprint_conflict,
 )
+from spanchunk.chunk import Chunk
 
 __all__ = ["ParentRegistry"]
 

@@ -34,16 +34,27 @@ Measured with ``benches/store.py`` (figures in ``benches/results/store.md``) on 
 from __future__ import annotations
 
 import errno
-import hashlib
-import json
 import os
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from types import MappingProxyType, TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, overload, runtime_checkable
+from typing import TYPE_CHECKING, Any, overload
 
 from spanchunk._parents import Missing, expand_hits, parent_from_content
+from spanchunk._store_common import (
+    ID_SEPARATOR,
+    ParentStore,
+    check_fingerprint,
+    checked_chunks,
+    decode_child_ids,
+    decode_metadata,
+    digest,
+    document_chunks,
+    encode_child_ids,
+    encode_metadata,
+    fingerprint_conflict,
+)
 from spanchunk._store_schema import (
     APPLICATION_ID,
     DOCUMENT_COLUMNS,
@@ -56,249 +67,12 @@ from spanchunk._store_schema import (
     UPSERT_ROW,
 )
 from spanchunk.chunk import Chunk
-from spanchunk.document import FrozenDict
 
 if TYPE_CHECKING:
     import sqlite3
     from pathlib import Path
 
 __all__ = ["ParentStore", "SqliteRegistry"]
-
-
-@runtime_checkable
-class ParentStore(Protocol):
-    """Everything the chunkers and ``spanchunk.retrieval`` ask of a store of chunks.
-
-    ``ParentRegistry`` (in memory) and ``SqliteRegistry`` (an SQLite file) implement it; back
-    it with Redis or Postgres by writing a class with these members (``isinstance(x,
-    ParentStore)`` checks that they exist). Chunks are keyed by ``Chunk.id``; ``get`` must give
-    back a chunk equal to the one stored, every field.
-
-    Attributes:
-        keeps_children: Whether the chunkers should send the leaves (level 0) too, not only
-            the chunks above them (``neighbours`` over leaves needs them stored).
-        fingerprint: The fingerprint of the chunker that filled the store, or None while no
-            chunker has (``add`` and ``upsert`` record it and refuse another one).
-
-    Example:
-        >>> from spanchunk import ParentRegistry, SqliteRegistry
-        >>> from spanchunk.store import ParentStore
-        >>> isinstance(ParentRegistry(), ParentStore)
-        True
-    """
-
-    @property
-    def keeps_children(self) -> bool: ...
-    @property
-    def fingerprint(self) -> str | None: ...
-
-    def add(self, chunks: Chunk | Iterable[Chunk], *, fingerprint: str | None = None) -> None:
-        """Store chunks (an existing id is replaced). With ``fingerprint``: record it, or
-        raise ``ValueError`` naming both when the store holds another one."""
-        ...
-
-    def upsert(
-        self, document_id: str, chunks: Iterable[Chunk], *, fingerprint: str | None = None
-    ) -> bool:
-        """Replace every chunk of one document at once (readers see the old set or the new);
-        False, writing nothing, when the set is the one stored."""
-        ...
-
-    @overload
-    def get(self, chunk_id: str) -> Chunk | None: ...
-    @overload
-    def get(self, chunk_id: str, default: Chunk) -> Chunk: ...
-    @overload
-    def get(self, chunk_id: str, default: Any) -> Any: ...
-    def get(self, chunk_id: str, default: Any = None) -> Any:
-        """The chunk with this id, or ``default``."""
-        ...
-
-    def get_many(self, chunk_ids: Iterable[str]) -> dict[str, Chunk]:
-        """The stored chunks among these ids, by id (one round trip for a database)."""
-        ...
-
-    def window(
-        self, document_id: str, level: int, first_index: int, last_index: int
-    ) -> list[Chunk]:
-        """The stored chunks of one document and level with ``first_index <= index <=
-        last_index``, in index order."""
-        ...
-
-    def parent_of(self, chunk: Chunk) -> Chunk | None:
-        """The stored parent of ``chunk``, or None."""
-        ...
-
-    def expand(
-        self, hits: Iterable[Chunk], max_parents: int | None = None, *, missing: Missing = "warn"
-    ) -> list[Chunk]:
-        """Hits swapped for their parents, de-duplicated, order kept; ``missing`` ("warn",
-        "raise" or "keep") says what becomes of a hit whose parent is not stored (the
-        chunkers pass it only when it is not "warn")."""
-        ...
-
-    def delete_document(self, document_id: str) -> int:
-        """Remove every chunk (every level) of one document; how many went."""
-        ...
-
-    def clear(self) -> None:
-        """Remove every chunk and forget the fingerprint."""
-        ...
-
-    def __getitem__(self, chunk_id: str) -> Chunk: ...
-    def __contains__(self, item: object) -> bool: ...
-    def __len__(self) -> int: ...
-    def __iter__(self) -> Iterator[Chunk]: ...
-
-
-# --------------------------------------------------------------------------------------------
-# Shared by both registries: what a refused fingerprint says, and a document's digest.
-
-
-def fingerprint_conflict(store: str, recorded: str, offered: str) -> ValueError:
-    """The error for chunks made by another chunker than the one that filled the store."""
-    return ValueError(
-        f"this {store} was filled by a chunker with fingerprint {recorded}, and these chunks "
-        f"come from one with fingerprint {offered} (other settings): their ids and sizes "
-        "would not match at query time. Use a new store for the new settings, or call "
-        "clear() first to start this one again"
-    )
-
-
-def check_fingerprint(fingerprint: object) -> str | None:
-    """A fingerprint argument validated: None or a str."""
-    if fingerprint is None or isinstance(fingerprint, str):
-        return fingerprint
-    raise TypeError(
-        f"fingerprint must be a str (chunker.fingerprint()) or None, not "
-        f"{type(fingerprint).__name__}"
-    )
-
-
-def checked_chunks(chunks: Chunk | Iterable[Chunk], where: str) -> list[Chunk]:
-    """A list of the chunks, each checked to be a ``Chunk``."""
-    if type(chunks) is Chunk:
-        return [chunks]
-    if isinstance(chunks, (str, bytes)) or not isinstance(chunks, Iterable):
-        raise TypeError(
-            f"{where} takes a Chunk or an iterable of Chunk objects, not {type(chunks).__name__}"
-        )
-    items = chunks if type(chunks) is list else list(chunks)
-    if not {*map(type, items)} <= {Chunk}:
-        for position, chunk in enumerate(items):
-            if type(chunk) is not Chunk:
-                raise TypeError(
-                    f"{where} takes Chunk objects; item {position} is {type(chunk).__name__}"
-                )
-    return items
-
-
-def document_chunks(document_id: object, chunks: Iterable[Chunk], where: str) -> list[Chunk]:
-    """The chunks of an ``upsert``, checked to be ``Chunk`` objects of that document."""
-    if not isinstance(document_id, str):
-        raise TypeError(f"document_id must be a str, not {type(document_id).__name__}")
-    items = checked_chunks(chunks, where)
-    for position, chunk in enumerate(items):
-        if chunk.document_id != document_id:
-            raise ValueError(
-                f"{where}({document_id!r}, ...): chunk {position} belongs to document "
-                f"{chunk.document_id!r}; pass the chunks of one document, or upsert each "
-                "document on its own"
-            )
-    return items
-
-
-def digest(chunks: list[Chunk]) -> str:
-    """What a document's chunk set is: ids, spans, levels and texts, hashed.
-
-    Ids are deterministic, so re-chunking an unchanged document gives the same digest and
-    ``upsert`` can skip the write; the texts are in it too because a caller-chosen document
-    id can stay while the text under it changes.
-    """
-    hasher = hashlib.blake2b(digest_size=16)
-    for chunk in chunks:
-        hasher.update(
-            f"{chunk.id}\x1f{chunk.level}\x1f{chunk.start_byte}\x1f{chunk.end_byte}\x1e".encode()
-        )
-        hasher.update(chunk.text.encode("utf-8", "surrogatepass"))
-        hasher.update(b"\x1d")
-    return hasher.hexdigest()
-
-
-# --------------------------------------------------------------------------------------------
-# Metadata as JSON that gives back exactly what went in (tuples stay tuples).
-
-_TUPLE_TAG = "\x00tuple"
-
-
-def _encode_value(value: Any, where: str) -> Any:
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return value
-    if isinstance(value, tuple):
-        return {_TUPLE_TAG: [_encode_value(item, where) for item in value]}
-    if isinstance(value, list):
-        return [_encode_value(item, where) for item in value]
-    if isinstance(value, Mapping):
-        encoded: dict[str, Any] = {}
-        for key, item in value.items():
-            if not isinstance(key, str) or key.startswith("\x00"):
-                raise TypeError(
-                    f"metadata{where} has the key {key!r}: a SqliteRegistry keeps mappings with "
-                    "str keys (not starting with NUL); convert the key to a str"
-                )
-            encoded[key] = _encode_value(item, f"{where}[{key!r}]")
-        return encoded
-    raise TypeError(
-        f"metadata{where} is a {type(value).__name__}, which a SqliteRegistry cannot keep: "
-        "use str, int, float, bool, None, and lists, tuples and dicts of them"
-    )
-
-
-def _decode_value(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_decode_value(item) for item in value]
-    if isinstance(value, dict):
-        if len(value) == 1 and _TUPLE_TAG in value:
-            return tuple(_decode_value(item) for item in value[_TUPLE_TAG])
-        # Nested mappings come back in the read-only form a Document gives them.
-        return FrozenDict({key: _decode_value(item) for key, item in value.items()})
-    return value
-
-
-def encode_metadata(metadata: Mapping[str, Any]) -> str:
-    """One chunk's metadata as JSON text (TypeError for what JSON cannot give back)."""
-    if not metadata:
-        return "{}"
-    return json.dumps(_encode_value(metadata, ""), ensure_ascii=False, separators=(",", ":"))
-
-
-_ID_SEPARATOR = "\x1f"
-
-
-def encode_child_ids(child_ids: tuple[str, ...]) -> str:
-    """Child ids as one string: joined by the unit separator, or (for a hand-made id that
-    holds one, or starts with "[") a JSON array."""
-    if not child_ids:  # a leaf: most rows of a store that keeps children
-        return ""
-    joined = _ID_SEPARATOR.join(child_ids)
-    if joined.startswith("[") or joined.count(_ID_SEPARATOR) != len(child_ids) - 1:
-        return json.dumps(child_ids, ensure_ascii=False)
-    return joined
-
-
-def decode_child_ids(text: str) -> tuple[str, ...]:
-    """The ids ``encode_child_ids`` was given, as the tuple ``Chunk`` keeps (a list costs the
-    constructor more than the conversion here)."""
-    if not text:
-        return ()
-    if text.startswith("["):
-        return tuple(json.loads(text))
-    return tuple(text.split(_ID_SEPARATOR))
-
-
-def decode_metadata(text: str) -> MappingProxyType[str, Any]:
-    """The read-only mapping ``encode_metadata`` was given."""
-    return MappingProxyType({key: _decode_value(value) for key, value in json.loads(text).items()})
 
 
 #: Distinct metadata mappings kept decoded between reads.
@@ -751,7 +525,7 @@ class SqliteRegistry:
             decoded.clear()
         child_ids = decode_child_ids
         chunks: list[Chunk] = []
-        separator = _ID_SEPARATOR
+        separator = ID_SEPARATOR
         append = chunks.append
         # Unpacking each row once (one opcode) costs less than twelve subscripts.
         for (
