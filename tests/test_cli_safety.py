@@ -452,6 +452,23 @@ def test_nothing_chunked_says_why(tmp_path: Path) -> None:
     assert json.loads(latin.stdout.splitlines()[0])["text"] == "café"
 
 
+def test_a_wide_input_encoding_is_text_in_every_output(tmp_path: Path) -> None:
+    # UTF-16 without a byte order mark is full of NUL bytes: with --input-encoding it is
+    # text, in the store as in JSON Lines (one binary rule for both).
+    text = "Wide text without a mark.\n\nA second paragraph, é.\n"
+    path = tmp_path / "wide.txt"
+    path.write_bytes(text.encode("utf-16-le"))
+    plain = cli("chunk", str(path), "--input-encoding", "utf-16-le", "-o", "-")
+    assert plain.returncode == 0, plain.stderr
+    store = tmp_path / "s.sqlite"
+    stored = cli("chunk", str(path), "--input-encoding", "utf-16-le", "-o", str(store))
+    assert stored.returncode == 0, stored.stderr
+    assert sorted(stored_ids(store)) == sorted(
+        json.loads(line)["id"] for line in plain.stdout.splitlines()
+    )
+    assert cli("chunk", str(path), "-o", "-").returncode == 1  # without it: binary
+
+
 def test_utf16_and_utf32_with_a_byte_order_mark_are_text(tmp_path: Path) -> None:
     text = "Wide text, é and 🦀.\n\nA second paragraph.\n"
     for codec, mark in (

@@ -49,9 +49,9 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     paths: list[str] = []
     real_read = cli_store.read_source
 
-    def counted(file: Any) -> Any:
+    def counted(file: Any, *args: Any) -> Any:
         paths.append(os.path.basename(file.path))
-        return real_read(file)
+        return real_read(file, *args)
 
     monkeypatch.setattr(cli_store, "read_source", counted)
     return paths

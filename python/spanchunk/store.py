@@ -125,9 +125,18 @@ def _folder_message(path: str) -> str:
 #: SQLite's words for errors of the file system, and the errno each one is.
 _SQLITE_OS_ERRORS = (
     ("database or disk is full", errno.ENOSPC),
-    ("attempt to write a readonly database", errno.EROFS),
+    ("No space left on device", errno.ENOSPC),
+    ("readonly database", errno.EROFS),
+    ("Read-only file system", errno.EROFS),
     ("disk I/O error", errno.EIO),
 )
+
+
+def file_system_errno(message: str) -> int | None:
+    """The errno of an SQLite error that is the file system's (a full disk, a read-only
+    file system, an I/O error), from its message (Python's ``sqlite3`` or the core's
+    writer); None for any other error."""
+    return next((code for words, code in _SQLITE_OS_ERRORS if words in message), None)
 
 
 class StoreFormatError(ValueError):
@@ -474,11 +483,9 @@ class SqliteRegistry:
         ``TimeoutError``; a full disk, a read-only file system or an I/O error the
         ``OSError`` the system would give, in its plain words."""
         message = str(error)
-        for words, code in _SQLITE_OS_ERRORS:
-            if words in message:
-                return OSError(
-                    code, f"{os.strerror(code)} (writing the spanchunk store {self._path})"
-                )
+        code = file_system_errno(message)
+        if code is not None:
+            return OSError(code, f"{os.strerror(code)} (writing the spanchunk store {self._path})")
         if "locked" in message or "busy" in message:
             return TimeoutError(
                 f"another writer held the spanchunk store {self._path} for more than "

@@ -200,21 +200,30 @@ def decode_input(data: bytes, encoding: str) -> bytes | str:
         return f"not {encoding} (it decodes to a lone surrogate at char {error.start})"
 
 
+def is_binary(head: bytes, encoding: str | None) -> bool:
+    """Whether a file whose first bytes are ``head`` is binary, for every output alike: the
+    core's rule (a NUL byte in the first ``BINARY_PROBE`` bytes, unless a UTF-16 or UTF-32
+    byte order mark starts them), except that text of a wide ``--input-encoding`` (UTF-16,
+    UTF-32: full of NUL bytes) never is."""
+    if encoding is not None and encoding.lower().replace("_", "-").startswith(
+        ("utf-16", "utf-32", "utf16", "utf32")
+    ):
+        return False
+    return _core.is_binary(head[:BINARY_PROBE])
+
+
 def read_in_python(file: File, encoding: str | None) -> bytes | tuple[str, str]:
     """A file's bytes (stdin's document: those it holds) as the core cuts them: decoded
     from ``encoding`` into UTF-8 when one is given; or (kind, message) of why it is skipped."""
-    wide = encoding is not None and encoding.lower().replace("_", "-").startswith(
-        ("utf-16", "utf-32", "utf16", "utf32")
-    )
     if file.data is not None:
         data = file.data
-        if _core.is_binary(data[:BINARY_PROBE]) and not wide:
+        if is_binary(data, encoding):
             return (BINARY, BINARY_MESSAGE)
     else:
         try:
             with open(file.path, "rb") as handle:
                 head = handle.read(BINARY_PROBE)
-                if _core.is_binary(head) and not wide:
+                if is_binary(head, encoding):
                     return (BINARY, BINARY_MESSAGE)
                 data = head + handle.read()
         except OSError as error:

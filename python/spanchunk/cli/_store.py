@@ -74,6 +74,7 @@ from spanchunk.cli._job import (
     Chunkers,
     Part,
     decode_input,
+    is_binary,
 )
 
 if TYPE_CHECKING:
@@ -291,21 +292,22 @@ def run_fingerprint(chunkers: Chunkers) -> str:
 
 
 def read_source(
-    file: File,
+    file: File, encoding: str | None = None
 ) -> tuple[bytes, os.stat_result | None] | tuple[None, tuple[str, str, str]]:
     """A file's bytes and its state when they were read, or why it is skipped: unreadable,
     changed while read, or binary (the checks ``_core.write_files`` makes of the files of
     the other outputs, plus the state). A binary file is read no further than its first
-    ``BINARY_PROBE`` bytes. Stdin's document has its bytes already, and no state."""
+    ``BINARY_PROBE`` bytes (``is_binary``, with the run's ``--input-encoding``). Stdin's
+    document has its bytes already, and no state."""
     if file.data is not None:
-        if _core.is_binary(file.data[:BINARY_PROBE]):
+        if is_binary(file.data, encoding):
             return None, (file.path, BINARY, BINARY_MESSAGE)
         return file.data, None
     try:
         with open(file.path, "rb") as handle:
             before = os.fstat(handle.fileno())
             head = handle.read(BINARY_PROBE)
-            if _core.is_binary(head):
+            if is_binary(head, encoding):
                 return None, (file.path, BINARY, BINARY_MESSAGE)
             rest = handle.read()
             after = os.fstat(handle.fileno())
@@ -429,7 +431,7 @@ class StoreJob:
                 result.documents += 1
                 result.bytes_read += file.size
                 continue
-            data, info = read_source(file)
+            data, info = read_source(file, self.chunkers.input_encoding)
             if data is None:
                 path, kind, message = cast("tuple[str, str, str]", info)
                 result.skips.append((path, kind, message))

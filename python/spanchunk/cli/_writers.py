@@ -529,18 +529,12 @@ class SqliteWriter(Writer):
 def _store_os_error(given: str, error: Exception) -> OSError:
     """SQLite's error writing the store ``given``, in the system's plain words where it is
     the file system's (a full disk, a read-only file system, an I/O error)."""
-    import errno  # noqa: PLC0415
+    from spanchunk.store import file_system_errno  # noqa: PLC0415
 
     message = str(error)
-    for words, code in (
-        ("database or disk is full", errno.ENOSPC),
-        ("No space left on device", errno.ENOSPC),
-        ("readonly database", errno.EROFS),
-        ("Read-only file system", errno.EROFS),
-        ("disk I/O error", errno.EIO),
-    ):
-        if words in message:
-            return OSError(code, f"{os.strerror(code)} (writing {given})")
+    code = file_system_errno(message)
+    if code is not None:
+        return OSError(code, f"{os.strerror(code)} (writing {given})")
     return OSError(f"{given}: {message}")
 
 
