@@ -320,3 +320,32 @@ def test_skipped_files_are_recorded_and_not_read_again(
     assert connection.execute("SELECT count(*) FROM skipped_files").fetchone()[0] == 0
     connection.close()
     assert os.path.realpath(tree / "latin.txt") in by_document(out)
+
+
+@pytest.mark.usefixtures("trusting")
+def test_files_settled_unread_are_said_by_the_path_given_and_still_count_as_found(
+    tree: Path,
+    tmp_path: Path,
+    reads: list[str],
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The core settles a re-run's files by their state as the walk lists them: what it says
+    # of them, and which documents it counts as gone, are those of a run that looked.
+    (tree / "b" / "latin.txt").write_bytes("caf\xe9".encode("latin-1"))
+    out = tmp_path / "out.sqlite"
+    assert run(tree, out) == 0
+    monkeypatch.chdir(tree)
+    capsys.readouterr()
+    reads.clear()
+    assert main(["chunk", "b", *SIZES, "-o", str(out), "--prune"]) == 0
+    assert reads == []
+    err = capsys.readouterr().err
+    assert "skipped b/latin.txt: not UTF-8" in err  # the path as given, not the resolved one
+    assert "0 added, 0 replaced, 2 unchanged, 0 pruned" in err  # a.txt is not under b/
+    assert sorted(os.path.basename(d) for d in by_document(out)) == ["a.txt", "c.md", "d.txt"]
+    # The settled files count as found: removing one prunes it alone.
+    (tree / "b" / "d.txt").unlink()
+    assert main(["chunk", "b", *SIZES, "-o", str(out), "--prune"]) == 0
+    assert "0 added, 0 replaced, 1 unchanged, 1 pruned" in capsys.readouterr().err
+    assert sorted(os.path.basename(d) for d in by_document(out)) == ["a.txt", "c.md"]

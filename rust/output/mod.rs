@@ -20,6 +20,8 @@ pub mod columns;
 pub mod files;
 pub mod jsonl;
 pub mod parquet;
+pub mod prefetch;
+pub mod settle;
 pub mod sizes;
 pub mod walk;
 

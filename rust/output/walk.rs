@@ -19,6 +19,8 @@ use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 
+use super::prefetch::Prefetch;
+
 /// A PATH that does not exist, or a broken link.
 pub const MISSING: &str = "missing";
 /// A PATH given explicitly that is neither a file nor a folder.
@@ -119,6 +121,8 @@ pub struct Walk {
     stack: Vec<Frame>,
     /// The files found so far, by device and inode.
     seen: HashSet<(u64, u64)>,
+    /// Helpers listing folders ahead of the walk (none: each folder is listed when opened).
+    prefetch: Option<Prefetch>,
 }
 
 impl Walk {
@@ -129,6 +133,22 @@ impl Walk {
             paths: paths.into_iter(),
             stack: Vec::new(),
             seen: HashSet::new(),
+            prefetch: None,
+        }
+    }
+
+    /// A walk over `paths` whose folders `threads` helpers list ahead of it, starting now
+    /// (the same events; only for a walk that opens every folder it finds, without exclude globs:
+    /// a helper does not ask them).
+    #[must_use]
+    pub fn with_prefetch(paths: Vec<OsString>, threads: usize) -> Self {
+        let prefetch = Prefetch::new(threads);
+        // The helpers start on the PATHs now (those that are files fail to list, and are
+        // never asked for).
+        prefetch.queue(&paths);
+        Self {
+            prefetch: Some(prefetch),
+            ..Self::new(paths)
         }
     }
 
@@ -255,7 +275,11 @@ impl Walk {
         relative: OsString,
         out: &mut Vec<Event>,
     ) {
-        match list(&folder) {
+        let listing = match &self.prefetch {
+            Some(prefetch) => prefetch.take(&folder),
+            None => list(&folder),
+        };
+        match listing {
             Ok(entries) => self.stack.push(Frame {
                 folder,
                 resolved,
@@ -273,13 +297,13 @@ impl Walk {
 
 /// A folder's entry: its name, its type, and, for a regular file that is not hidden, its
 /// state.
-type Entry = (OsString, Option<FileType>, Option<fs::Metadata>);
+pub(crate) type Entry = (OsString, Option<FileType>, Option<fs::Metadata>);
 
 /// The entries of a folder in the order of their names as Python decodes them. A regular
 /// file's state is looked up here, relative to the open folder (`DirEntry::metadata`, an
 /// `fstatat` on the folder's descriptor): looking it up by its whole path later walked every
 /// folder of the path again in the kernel, a third of the listing of a deep tree.
-fn list(folder: &OsStr) -> io::Result<Vec<Entry>> {
+pub(crate) fn list(folder: &OsStr) -> io::Result<Vec<Entry>> {
     let mut entries = Vec::new();
     for entry in fs::read_dir(folder)? {
         let entry = entry?;
@@ -330,7 +354,7 @@ pub fn resolve(path: &OsStr) -> OsString {
 }
 
 /// `folder` and `name` joined as `os.scandir` joins them (no second `/` after one).
-fn join(folder: &OsStr, name: &OsStr) -> OsString {
+pub(crate) fn join(folder: &OsStr, name: &OsStr) -> OsString {
     let mut path = Vec::with_capacity(folder.len() + 1 + name.len());
     path.extend_from_slice(folder.as_bytes());
     if !path.is_empty() && path.last() != Some(&b'/') {

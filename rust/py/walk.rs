@@ -1,19 +1,100 @@
 //! Binding of the command line's walk (`output/walk.rs`): `FileWalk(paths, file_class,
-//! excludes, picks)` iterates over lists of what it finds, in order: `file_class(path, size,
-//! mtime_ns, ctime_ns, inode)` for each file, `(path, kind, message)` for each skip.
+//! excludes, picks, recorded)` iterates over lists of what it finds, in order:
+//! `file_class(path, size, mtime_ns, ctime_ns, inode, device, resolved)` for each file,
+//! `(path, kind, message)` for each skip, and with a store's `RecordedFiles`
+//! (`output/settle.rs`) `(path, index)` for each recorded skip settled (the files settled
+//! unchanged are counted there, not handed over).
 
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PyTuple};
 
 use super::detach;
+use crate::output::settle::{Recorded, Settled, State};
 use crate::output::walk::{Event, Globs, NoGlobs, Walk};
 
-/// Registers the class of this file in the `_core` module.
+/// Registers the classes of this file in the `_core` module.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add_class::<PyFileWalk>()
+    module.add_class::<PyFileWalk>()?;
+    module.add_class::<PyRecordedFiles>()
+}
+
+/// Helpers listing folders ahead of a walk without exclude globs: with one, the walk
+/// waits for the folder it lists; two halve the listing of a tree on two cores
+/// (`benches/NOTES.md`).
+const PREFETCH_THREADS: usize = 2;
+
+/// What a store recorded of its files (`RecordedFiles(documents, skipped)`): `documents`
+/// as `(id, hashed, size, mtime_ns, ctime_ns, inode)` rows (settled only when `hashed` is
+/// true, a hash or a flag, and the state whole), `skipped` as `(path, kind, message, size, mtime_ns, ctime_ns,
+/// inode)` rows, whose index in the list a settled skip is given back as.
+#[pyclass(name = "RecordedFiles", module = "spanchunk._core")]
+pub struct PyRecordedFiles {
+    recorded: Recorded,
+}
+
+fn state_at(row: &Bound<'_, PyTuple>, first: usize) -> PyResult<Option<State>> {
+    let mut values = [0_i64; 4];
+    for (offset, value) in values.iter_mut().enumerate() {
+        let item = row.get_item(first + offset)?;
+        if item.is_none() {
+            return Ok(None);
+        }
+        *value = item.extract()?;
+    }
+    Ok(Some((values[0], values[1], values[2], values[3])))
+}
+
+#[pymethods]
+impl PyRecordedFiles {
+    #[new]
+    fn new(documents: &Bound<'_, PyList>, skipped: &Bound<'_, PyList>) -> PyResult<Self> {
+        let mut recorded = Recorded::default();
+        for row in documents.iter() {
+            let row = row.cast_into::<PyTuple>()?;
+            let id: OsString = row.get_item(0)?.extract()?;
+            let state = if !row.get_item(1)?.is_truthy()? {
+                None
+            } else {
+                state_at(&row, 2)?
+            };
+            recorded.add_document(id, state);
+        }
+        for (index, row) in skipped.iter().enumerate() {
+            let row = row.cast_into::<PyTuple>()?;
+            let path: OsString = row.get_item(0)?.extract()?;
+            if let Some(state) = state_at(&row, 3)? {
+                recorded.add_skipped(path, index, state);
+            }
+        }
+        Ok(Self { recorded })
+    }
+
+    /// `(files, bytes)` settled unchanged so far.
+    fn unchanged(&self) -> (u64, u64) {
+        (self.recorded.unchanged, self.recorded.unchanged_bytes)
+    }
+
+    /// Whether the walk found this recorded path.
+    fn seen(&self, path: PathBuf) -> bool {
+        self.recorded.seen(path.as_os_str())
+    }
+
+    /// The recorded documents the walk did not find, sorted.
+    fn unseen_documents(&self) -> Vec<OsString> {
+        self.recorded
+            .unseen_documents()
+            .into_iter()
+            .map(OsStr::to_owned)
+            .collect()
+    }
+
+    /// The indices of the recorded skips not settled, in order.
+    fn unsettled_skips(&self) -> Vec<usize> {
+        self.recorded.unsettled_skips()
+    }
 }
 
 /// Events handed to Python per step: one call's worth, enough that the per-call cost
@@ -31,6 +112,7 @@ pub struct PyFileWalk {
     file_class: Py<PyAny>,
     excludes: Option<Py<PyAny>>,
     picks: Option<Py<PyAny>>,
+    recorded: Option<Py<PyRecordedFiles>>,
 }
 
 /// The globs as Python callables.
@@ -75,19 +157,34 @@ fn ask(
 #[pymethods]
 impl PyFileWalk {
     #[new]
-    #[pyo3(signature = (paths, file_class, excludes = None, picks = None))]
+    #[pyo3(signature = (paths, file_class, excludes = None, picks = None, recorded = None))]
     fn new(
         paths: Vec<PathBuf>,
         file_class: Py<PyAny>,
         excludes: Option<Py<PyAny>>,
         picks: Option<Py<PyAny>>,
+        recorded: Option<Py<PyRecordedFiles>>,
     ) -> Self {
+        let paths = paths.into_iter().map(OsString::from).collect();
+        // Folders are listed ahead only where the walk opens every one it finds.
+        let walk = if excludes.is_none() {
+            Walk::with_prefetch(paths, PREFETCH_THREADS)
+        } else {
+            Walk::new(paths)
+        };
         Self {
-            walk: Walk::new(paths.into_iter().map(OsString::from).collect()),
+            walk,
             file_class,
             excludes,
             picks,
+            recorded,
         }
+    }
+
+    /// What a store recorded of its files, to settle them by (given once the walk has
+    /// started listing, before its first step).
+    fn settle_with(&mut self, recorded: Py<PyRecordedFiles>) {
+        self.recorded = Some(recorded);
     }
 
     fn __iter__(this: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -97,11 +194,23 @@ impl PyFileWalk {
     /// The next events (a list), or the end of the walk.
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyList>>> {
         let mut events = Vec::with_capacity(EVENTS_PER_STEP);
+        let mut kept = Vec::with_capacity(EVENTS_PER_STEP);
+        let mut guard = self
+            .recorded
+            .as_ref()
+            .map(|recorded| recorded.bind(py).borrow_mut());
+        let mut recorded = guard.as_deref_mut().map(|files| &mut files.recorded);
         let more = if self.excludes.is_none() && self.picks.is_none() {
             let walk = &mut self.walk;
             detach(py, || {
-                let Ok(more) = walk.next_events(&mut NoGlobs, &mut events, EVENTS_PER_STEP);
-                more
+                // Files settled unread do not count towards a step's list.
+                loop {
+                    let Ok(more) = walk.next_events(&mut NoGlobs, &mut events, EVENTS_PER_STEP);
+                    settle(recorded.as_deref_mut(), &mut events, &mut kept);
+                    if !more || kept.len() >= EVENTS_PER_STEP / 2 {
+                        return more;
+                    }
+                }
             })?
         } else {
             let mut globs = PyGlobs {
@@ -109,17 +218,21 @@ impl PyFileWalk {
                 excludes: self.excludes.as_ref(),
                 picks: self.picks.as_ref(),
             };
-            self.walk
-                .next_events(&mut globs, &mut events, EVENTS_PER_STEP)?
+            let more = self
+                .walk
+                .next_events(&mut globs, &mut events, EVENTS_PER_STEP)?;
+            settle(recorded, &mut events, &mut kept);
+            more
         };
-        if events.is_empty() && !more {
+        drop(guard);
+        if kept.is_empty() && !more {
             return Ok(None);
         }
         let file_class = self.file_class.bind(py);
         let items = PyList::empty(py);
-        for event in events {
-            match event {
-                Event::File(file) => items.append(file_class.call1((
+        for item in kept {
+            match item {
+                Kept::Event(Event::File(file)) => items.append(file_class.call1((
                     file.path,
                     file.size,
                     file.mtime_ns,
@@ -128,9 +241,40 @@ impl PyFileWalk {
                     file.device,
                     file.resolved,
                 ))?)?,
-                Event::Skip(path, kind, message) => items.append((path, kind, message))?,
+                Kept::Event(Event::Skip(path, kind, message)) => {
+                    items.append((path, kind, message))?;
+                }
+                Kept::Skipped(index, path) => items.append((path, index))?,
             }
         }
         Ok(Some(items))
+    }
+}
+
+/// What a step hands to Python: an event, or the index of a recorded skip settled.
+enum Kept {
+    Event(Event),
+    Skipped(usize, OsString),
+}
+
+/// Moves `events` into `kept`, less the files `recorded` settles (those unchanged are
+/// counted there; a recorded skip gives its index).
+fn settle(recorded: Option<&mut Recorded>, events: &mut Vec<Event>, kept: &mut Vec<Kept>) {
+    let Some(recorded) = recorded.filter(|recorded| !recorded.is_empty()) else {
+        kept.extend(events.drain(..).map(Kept::Event));
+        return;
+    };
+    for event in events.drain(..) {
+        if let Event::File(file) = &event {
+            match recorded.settle(file) {
+                Settled::No => {}
+                Settled::Unchanged => continue,
+                Settled::Skipped(index) => {
+                    kept.push(Kept::Skipped(index, file.path.clone()));
+                    continue;
+                }
+            }
+        }
+        kept.push(Kept::Event(event));
     }
 }

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from spanchunk.cli._chunkers import make_chunkers
-from spanchunk.cli._files import MISSING, File, Globs, glob_matches, iter_files
+from spanchunk.cli._files import MISSING, File, Globs, glob_matches, start_walk, walk_files
 from spanchunk.cli._output import (
     OutputError,
     OwnFiles,
@@ -48,6 +48,7 @@ from spanchunk.cli._writers import (
 )
 
 if TYPE_CHECKING:
+    from spanchunk import _core
     from spanchunk.cli._job import BatchJob, BatchResult, Chunkers
 
 __all__ = [
@@ -158,6 +159,8 @@ def _run(
     totals = Totals(store=kind is SqliteWriter, units=unit_names(args))
     reporter = Reporter(stderr, verbose=args.verbose, totals=totals)
     options = {"compression": args.compression} if args.compression is not None else {}
+    # The folders are listed from now on, while the output opens (a store's records read).
+    walk = start_walk([path for path in args.paths if path != "-"], globs_of(args))
     opened = _open_output(kind, target, chunkers, sync=args.sync, **options)
     if isinstance(opened, int):
         return opened
@@ -179,8 +182,9 @@ def _run(
         to_cut = _to_cut(
             args,
             reporter,
-            job if store is not None else None,
+            store,
             listed,
+            walk,
             target=target,
             stdin=stdin,
         )
@@ -236,8 +240,9 @@ def _nothing_chunked(totals: Totals, args: argparse.Namespace) -> str:
 def _to_cut(
     args: argparse.Namespace,
     reporter: Reporter,
-    store_job: BatchJob | None,
+    store: SqliteWriter | None,
     listed: set[str],
+    walk: _core.FileWalk,
     *,
     target: Target,
     stdin: File | None,
@@ -245,7 +250,6 @@ def _to_cut(
     """The files of the run to hand to the workers, as they are found (all of them first when
     a progress bar needs the totals), without the run's own output files; into a store,
     without those it settles unread."""
-    paths = [path for path in args.paths if path != "-"]
     named = set(args.paths)
     totals = reporter.totals
 
@@ -254,14 +258,28 @@ def _to_cut(
             totals.missing.append(path)
         reporter.skip(path, kind, message)
 
-    listing = _inputs(iter_files(paths, globs_of(args), report_skip), target, reporter, stdin)
+    known = store.known_skips if store is not None else ()
+    if store is not None and store.recorded is not None:
+        walk.settle_with(store.recorded)
+
+    def report_settled(path: str, index: int) -> None:
+        _, kind, message = known[index][:3]
+        reporter.skip(path, kind, message)
+        reporter.advance(1, 0)
+
+    listing = _inputs(
+        walk_files(walk, report_skip, report_settled),
+        target,
+        reporter,
+        stdin,
+    )
     if reporter.draws_bar():
         files = list(listing)
         reporter.start(len(files), sum(file.size for file in files))
         listing = iter(files)
-    if store_job is None:
+    if store is None:
         return listing
-    return _not_settled(listing, store_job, listed, totals, reporter)
+    return _listed(listing, listed, store)
 
 
 def _inputs(
@@ -279,37 +297,18 @@ def _inputs(
         yield stdin
 
 
-def _not_settled(
-    listing: Iterator[File], job: BatchJob, listed: set[str], totals: Totals, reporter: Reporter
-) -> Iterator[File]:
-    """The files of ``listing`` that the store job must look at: those whose state is the
-    one the store recorded are counted unchanged here, in the main thread, and never reach a
-    worker (on an unchanged folder, handing every file to the workers and their results back
-    had been a third of a re-run); so are the files the store recorded as skipped (binary,
-    not text) whose state holds. Every file's document id goes into ``listed``."""
-    from spanchunk.cli._store import StoreJob, file_document_id  # noqa: PLC0415
+def _listed(listing: Iterator[File], listed: set[str], store: SqliteWriter) -> Iterator[File]:
+    """The files of ``listing``, each one's document id put into ``listed``, the store's
+    content hashes read before the first. The files whose state is the one the store
+    recorded never come here: the walk settles them in the core (``_core.RecordedFiles``:
+    unchanged, or skipped again unread), where a Python object and a set lookup per file had
+    been a third of a re-run over a tree."""
+    from spanchunk.cli._store import file_document_id  # noqa: PLC0415
 
-    assert isinstance(job, StoreJob)
-    # The loop runs once per file of a tree (46,000 in a Python installation's library):
-    # the lookups are inlined (a method call each had been a tenth of a re-run).
-    fresh, skipped, kept = job.fresh, job.skipped, job.kept_skips
     add = listed.add
     for file in listing:
-        document_id = file.resolved or file_document_id(file)
-        add(document_id)
-        if (document_id, file.size, file.mtime_ns, file.ctime_ns, file.inode) in fresh:
-            totals.documents += 1
-            totals.unchanged += 1
-            totals.bytes_read += file.size
-            reporter.advance(1, file.size)
-            continue
-        if skipped:
-            record = job.still_skipped(file, document_id)
-            if record is not None:
-                reporter.skip(file.path, record.kind, record.message)
-                kept.append(record)
-                reporter.advance(1, 0)
-                continue
+        store.load_hashes()
+        add(file.resolved or file_document_id(file))
         yield file
 
 
@@ -337,9 +336,6 @@ def _open_output(
     except BaseException:
         writer.discard()
         raise
-    if isinstance(writer, SqliteWriter):
-        # The files the store job settles as skipped unread, and those the batches skip.
-        writer.skipped = job.kept_skips  # type: ignore[attr-defined]
     return writer, job
 
 
@@ -349,8 +345,17 @@ def _gone(writer: SqliteWriter, args: argparse.Namespace, listed: set[str], tota
     from spanchunk.cli._store import covered_by, gone_documents  # noqa: PLC0415
 
     covers = covered_by(args.paths, globs_of(args))
-    writer.replaces = lambda path: path in listed or covers(path)
-    gone = gone_documents(writer.stored_documents(), listed, covers)
+    recorded = writer.recorded
+    if recorded is None:  # a new store: it holds only what this run listed
+        writer.replaces = lambda path: path in listed or covers(path)
+        gone = gone_documents(writer.stored_documents(), listed, covers)
+    else:
+        unchanged, unchanged_bytes = recorded.unchanged()
+        totals.documents += unchanged
+        totals.unchanged += unchanged
+        totals.bytes_read += unchanged_bytes
+        writer.replaces = lambda path: path in listed or recorded.seen(path) or covers(path)
+        gone = gone_documents(recorded.unseen_documents(), listed, covers)
     if args.prune:
         writer.prune(gone)
         totals.pruned = len(gone)

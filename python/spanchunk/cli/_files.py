@@ -11,7 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from spanchunk import _core
 
 # How skipped files are counted in the summary, and which are reported one by one.
 MISSING = "missing"
@@ -20,6 +23,9 @@ UNREADABLE = "unreadable"
 
 ReportSkip = Callable[[str, str, str], None]
 """Called with (path, reason kind, message) for each path that is skipped."""
+ReportSettled = Callable[[str, int], None]
+"""Called with (path, index) for each file a store recorded as skipped (its row ``index``)
+and the walk found with the state recorded: skipped again unread."""
 
 
 class File(NamedTuple):
@@ -121,6 +127,14 @@ def iter_files(paths: Iterable[str], globs: Globs, report_skip: ReportSkip) -> I
     PATH named explicitly is chunked whatever the globs say. A PATH that is missing, or
     given explicitly but not a regular file, a folder that cannot be read, and a broken link
     inside a folder are reported. A file reached twice is chunked once.
+    """
+    return walk_files(start_walk(paths, globs), report_skip)
+
+
+def start_walk(paths: Iterable[str], globs: Globs) -> _core.FileWalk:
+    """The walk of :func:`iter_files`, started: without exclude globs, helper threads list
+    the folders from now on, ahead of the run (a store's re-run reads the store's records
+    meanwhile).
 
     The core walks (``_core.FileWalk``: a re-run into an unchanged store reads no file, and
     listing in Python, 10 us a file, had been a third of it); the globs are asked from
@@ -131,15 +145,31 @@ def iter_files(paths: Iterable[str], globs: Globs, report_skip: ReportSkip) -> I
     """
     from spanchunk import _core  # noqa: PLC0415
 
-    walk = _core.FileWalk(
+    return _core.FileWalk(
         list(paths),
         File,
         globs.excludes if globs.exclude else None,
         globs.picks if (globs.include or globs.exclude) else None,
     )
+
+
+def walk_files(
+    walk: _core.FileWalk,
+    report_skip: ReportSkip,
+    report_settled: ReportSettled | None = None,
+) -> Iterator[File]:
+    """The files a started walk finds, in order, its skips reported.
+
+    Given a store's records (``FileWalk.settle_with``), the walk settles in the core the
+    files whose state is the one the store recorded: those unchanged are counted there and
+    never listed here; those recorded as skipped go to ``report_settled``.
+    """
     for events in walk:
         for event in events:
             if type(event) is File:
                 yield event
+            elif len(event) == 2:
+                assert report_settled is not None
+                report_settled(*event)
             else:
                 report_skip(*event)

@@ -238,35 +238,68 @@ class SkippedFile(NamedTuple):
 REMEMBERED_SKIPS = frozenset({BINARY, NOT_UTF8})
 
 
+SkipRow = tuple[str, str, str, int, int, int, int]
+"""A row of a store's ``skipped_files`` table, the fields of a :class:`SkippedFile`."""
+
+
+def recorded_states(
+    store: SqliteRegistry,
+) -> list[tuple[str, int, int | None, int | None, int | None, int | None]]:
+    """(id, whether a content hash is recorded, file size, mtime_ns, ctime_ns, inode) of
+    every document, in one query: what the walk settles a listed file by (the hashes
+    themselves are read only when a file is read: 64 characters a document)."""
+    with store._read() as connection:
+        return cast(
+            "list[tuple[str, int, int | None, int | None, int | None, int | None]]",
+            connection.execute(
+                "SELECT document_id, content_hash IS NOT NULL, file_size, file_mtime_ns, "
+                "file_ctime_ns, file_inode FROM documents"
+            ).fetchall(),
+        )
+
+
+def read_skipped_rows(store: SqliteRegistry) -> list[SkipRow]:
+    """The rows of the skipped files a store recorded."""
+    with store._read() as connection:
+        return cast(
+            "list[SkipRow]",
+            connection.execute(
+                "SELECT path, kind, message, file_size, file_mtime_ns, file_ctime_ns, "
+                "file_inode FROM skipped_files"
+            ).fetchall(),
+        )
+
+
 def read_skipped(store: SqliteRegistry) -> dict[str, SkippedFile]:
     """The skipped files a store recorded, by resolved path."""
-    with store._read() as connection:
-        rows = connection.execute(
-            "SELECT path, kind, message, file_size, file_mtime_ns, file_ctime_ns, file_inode "
-            "FROM skipped_files"
-        ).fetchall()
-    return {row[0]: SkippedFile(*row) for row in rows}
+    return {row[0]: SkippedFile(*row) for row in read_skipped_rows(store)}
 
 
 def record_run(
     store: SqliteRegistry,
     meta: Mapping[str, str],
     skipped: Iterable[SkippedFile],
-    known: Mapping[str, SkippedFile] | None = None,
+    *,
+    known: Sequence[SkipRow] = (),
+    unsettled: Iterable[str] = (),
     replaces: Callable[[str], bool] | None = None,
 ) -> None:
-    """At the end of a run: record the skipped files it found, and drop the store's records
-    (``known``, read when the run started) of the files it replaces (``replaces``: the paths
-    the run listed, or covers and did not find), and record ``meta`` where the store has
-    none of it yet. A run that found what the store recorded writes nothing (a re-run over
-    an unchanged tree stays a read-only run); only records not found again are asked about
-    (``replaces`` costs a few microseconds a path)."""
+    """At the end of a run: record the skipped files it read and skipped (``skipped``),
+    drop the store's records of the files it replaces (among ``unsettled``, those of the
+    store's records, ``known`` when the run started, that the walk did not settle as
+    skipped again unread; ``replaces``: the paths the run listed, or covers and did not
+    find), and record ``meta`` where the store has none of it yet. A run that found what the
+    store recorded writes nothing (a re-run over an unchanged tree stays a read-only run);
+    only records not found again are asked about (``replaces`` costs a few microseconds a
+    path)."""
     current = {record.path: record for record in skipped}
-    known = known or {}
     stale = [
-        (path,) for path in known if path not in current and replaces is not None and replaces(path)
+        (path,)
+        for path in unsettled
+        if path not in current and replaces is not None and replaces(path)
     ]
-    changed = [record for path, record in current.items() if known.get(path) != record]
+    recorded = {row[0]: SkippedFile(*row) for row in known} if current else {}
+    changed = [record for path, record in current.items() if recorded.get(path) != record]
     missing_meta = set(meta) - set(_meta(store)) if meta else set()
     if not stale and not changed and not missing_meta:
         return
@@ -371,8 +404,6 @@ class StoreJob:
         #: (document id, size, mtime_ns, ctime_ns, inode) of each document whose file's
         #: state is recorded: a listed file found here is unchanged without being read.
         self.fresh = fresh
-        #: The recorded skipped files this run found again unchanged (kept in the store).
-        self.kept_skips: list[SkippedFile] = []
         #: A file changed at or after this time (ns since the epoch) has its state left
         #: unrecorded: the next run reads it again.
         self.trusted_before_ns = time.time_ns() - RACY_SECONDS * 10**9
@@ -426,7 +457,7 @@ class StoreJob:
         run_markdown = False
         for file in batch:
             document_id = file_document_id(file)
-            if self.unchanged(file, document_id):  # the run settles these before batching
+            if self.unchanged(file, document_id):  # the walk settles these in a run
                 result.unchanged += 1
                 result.documents += 1
                 result.bytes_read += file.size
