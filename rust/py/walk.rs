@@ -55,10 +55,10 @@ impl PyRecordedFiles {
         for row in documents.iter() {
             let row = row.cast_into::<PyTuple>()?;
             let id: OsString = row.get_item(0)?.extract()?;
-            let state = if !row.get_item(1)?.is_truthy()? {
-                None
-            } else {
+            let state = if row.get_item(1)?.is_truthy()? {
                 state_at(&row, 2)?
+            } else {
+                None
             };
             recorded.add_document(id, state);
         }
