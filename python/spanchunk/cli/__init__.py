@@ -198,6 +198,11 @@ def _run(
         )
         reporter.close()
         if store is not None:
+            if store.recorded is not None:  # the files the walk settled unchanged
+                unchanged, unchanged_bytes = store.recorded.unchanged()
+                totals.documents += unchanged
+                totals.unchanged += unchanged
+                totals.bytes_read += unchanged_bytes
             _gone(store, args, listed, totals)
         if totals.documents == 0 and not totals.pruned:
             raise _NothingChunked(_nothing_chunked(totals, args))
@@ -350,10 +355,6 @@ def _gone(writer: SqliteWriter, args: argparse.Namespace, listed: set[str], tota
         writer.replaces = lambda path: path in listed or covers(path)
         gone = gone_documents(writer.stored_documents(), listed, covers)
     else:
-        unchanged, unchanged_bytes = recorded.unchanged()
-        totals.documents += unchanged
-        totals.unchanged += unchanged
-        totals.bytes_read += unchanged_bytes
         writer.replaces = lambda path: path in listed or recorded.seen(path) or covers(path)
         gone = gone_documents(recorded.unseen_documents(), listed, covers)
     if args.prune:

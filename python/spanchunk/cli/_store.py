@@ -382,8 +382,9 @@ class StoreBatch:
 
 
 class StoreJob:
-    """The ``.sqlite`` job on one batch: skip the files whose state is the one recorded,
-    read and hash the others, and cut those whose hash is not the one the store holds.
+    """The ``.sqlite`` job on one batch: read and hash the files the walk did not settle by
+    their recorded state, and cut those whose hash is not the one the store holds (the dry
+    run asks :meth:`unchanged` and :meth:`still_skipped` itself).
 
     Workers do all of it; a Python loop per file reads and hashes (both release the GIL),
     and one core call per run of files of one chunker cuts and makes the rows.
@@ -457,11 +458,8 @@ class StoreJob:
         run_markdown = False
         for file in batch:
             document_id = file_document_id(file)
-            if self.unchanged(file, document_id):  # the walk settles these in a run
-                result.unchanged += 1
-                result.documents += 1
-                result.bytes_read += file.size
-                continue
+            # The files whose state is the one recorded never come here: the walk settles
+            # them in the core (``_core.RecordedFiles``).
             data, info = read_source(file, self.chunkers.input_encoding)
             if data is None:
                 path, kind, message = cast("tuple[str, str, str]", info)
