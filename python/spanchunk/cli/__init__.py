@@ -346,17 +346,16 @@ def _open_output(
 
 def _gone(writer: SqliteWriter, args: argparse.Namespace, listed: set[str], totals: Totals) -> None:
     """The store's documents whose files are gone (``listed``: the document ids of the files
-    this run found): removed with --prune, else counted."""
+    this run handed to the job; the walk knows those it settled): removed with --prune, else
+    counted. A new store holds only what this run listed: none is gone."""
     from spanchunk.cli._store import covered_by, gone_documents  # noqa: PLC0415
 
-    covers = covered_by(args.paths, globs_of(args))
     recorded = writer.recorded
-    if recorded is None:  # a new store: it holds only what this run listed
-        writer.replaces = lambda path: path in listed or covers(path)
-        gone = gone_documents(writer.stored_documents(), listed, covers)
-    else:
-        writer.replaces = lambda path: path in listed or recorded.seen(path) or covers(path)
-        gone = gone_documents(recorded.unseen_documents(), listed, covers)
+    if recorded is None:
+        return
+    covers = covered_by(args.paths, globs_of(args))
+    writer.replaces = lambda path: path in listed or recorded.seen(path) or covers(path)
+    gone = gone_documents(recorded.unseen_documents(), listed, covers)
     if args.prune:
         writer.prune(gone)
         totals.pruned = len(gone)

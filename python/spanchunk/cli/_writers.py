@@ -438,14 +438,6 @@ class SqliteWriter(Writer):
     _job: Any = None
     _hashes_loaded = False
 
-    def stored_documents(self) -> list[str]:
-        """The ids of the documents in the store (those this run wrote included); none that
-        a new store holds can be gone, as this run listed each."""
-        if self._temp_path is not None:
-            return []
-        # The ids read when the job started, and those this run added since (``_replaced``).
-        return list(self._stored)
-
     def write(self, written: Any, sources: Sequence[str], document_ids: Sequence[str]) -> None:
         """Write the batch's documents (a ``_store.StoreBatch``) in one transaction."""
         if not written:
