@@ -23,6 +23,7 @@ use super::walk::{join, list, Entry};
 const AHEAD: usize = 4096;
 
 /// Where a queued folder stands.
+#[derive(Debug)]
 enum Slot {
     /// In the queue, listed by nobody yet.
     Queued,
@@ -32,7 +33,7 @@ enum Slot {
     Done(io::Result<Vec<Entry>>),
 }
 
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct State {
     /// Folders to list, the next first.
     queue: VecDeque<OsString>,
@@ -44,6 +45,7 @@ struct State {
     stop: bool,
 }
 
+#[derive(Debug)]
 struct Shared {
     state: Mutex<State>,
     /// A helper finished a listing (the walk may be waiting for it).
@@ -60,18 +62,10 @@ impl Shared {
 }
 
 /// Helper threads listing the walk's folders ahead of it.
+#[derive(Debug)]
 pub struct Prefetch {
     shared: Arc<Shared>,
     helpers: Vec<JoinHandle<()>>,
-}
-
-impl std::fmt::Debug for Prefetch {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter
-            .debug_struct("Prefetch")
-            .field("helpers", &self.helpers.len())
-            .finish_non_exhaustive()
-    }
 }
 
 impl Prefetch {

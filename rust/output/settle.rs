@@ -16,6 +16,7 @@ use super::walk::Listed;
 /// A file's state as the store records it: size, `mtime_ns`, `ctime_ns`, inode.
 pub type State = (i64, i64, i64, i64);
 
+#[derive(Debug)]
 struct Record {
     /// The recorded state (None: none trusted, the file is read).
     state: Option<State>,
@@ -39,7 +40,7 @@ pub enum Settled {
 }
 
 /// The documents and skipped files a store recorded, by resolved path.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Recorded {
     documents: HashMap<OsString, Record>,
     skipped: HashMap<OsString, Record>,
@@ -47,16 +48,6 @@ pub struct Recorded {
     pub unchanged: u64,
     /// The bytes of the files settled unchanged.
     pub unchanged_bytes: u64,
-}
-
-impl std::fmt::Debug for Recorded {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter
-            .debug_struct("Recorded")
-            .field("documents", &self.documents.len())
-            .field("skipped", &self.skipped.len())
-            .finish_non_exhaustive()
-    }
 }
 
 impl Recorded {
