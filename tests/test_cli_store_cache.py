@@ -349,3 +349,30 @@ def test_files_settled_unread_are_said_by_the_path_given_and_still_count_as_foun
     assert main(["chunk", "b", *SIZES, "-o", str(out), "--prune"]) == 0
     assert "0 added, 0 replaced, 1 unchanged, 1 pruned" in capsys.readouterr().err
     assert sorted(os.path.basename(d) for d in by_document(out)) == ["a.txt", "c.md"]
+
+
+@pytest.mark.usefixtures("trusting")
+def test_binaries_settled_unread_are_counted_quietly_and_named_when_verbose(
+    tree: Path,
+    tmp_path: Path,
+    reads: list[str],
+    capsys: pytest.CaptureFixture,
+) -> None:
+    # A re-run counts the binaries it settles in the core (they are a third of a real
+    # tree's files) and says nothing of them, as a first run does; --verbose names each.
+    (tree / "b" / "blob.bin").write_bytes(b"\x00\x01binary")
+    (tree / "b" / "latin.txt").write_bytes("caf\xe9".encode("latin-1"))
+    out = tmp_path / "out.sqlite"
+    assert run(tree, out) == 0
+    first = capsys.readouterr().err
+    assert "2 skipped (1 binary, 1 not UTF-8)" in first
+    assert "blob.bin" not in first
+    reads.clear()
+    assert run(tree, out) == 0
+    assert reads == []
+    again = capsys.readouterr().err
+    assert "2 skipped (1 binary, 1 not UTF-8)" in again
+    assert "blob.bin" not in again and "skipped " + str(tree / "b" / "latin.txt") in again
+    assert run(tree, out, "--verbose") == 0
+    verbose = capsys.readouterr().err
+    assert "blob.bin: binary" in verbose and "2 skipped (1 binary, 1 not UTF-8)" in verbose

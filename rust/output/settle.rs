@@ -22,6 +22,8 @@ struct Record {
     state: Option<State>,
     /// Which recorded skip this is (its index in the order added); None for a document.
     skip: Option<usize>,
+    /// A skip that is only counted when settled, never said (a binary, unless verbose).
+    quiet: bool,
     /// Whether the walk found this path.
     seen: bool,
     /// Whether it was settled by its state.
@@ -37,6 +39,8 @@ pub enum Settled {
     Unchanged,
     /// The recorded skip of this index, still skipped.
     Skipped(usize),
+    /// A quiet recorded skip, still skipped: its index is kept in [`Recorded::quiet_settled`].
+    Quiet,
 }
 
 /// The documents and skipped files a store recorded, by resolved path.
@@ -48,6 +52,10 @@ pub struct Recorded {
     pub unchanged: u64,
     /// The bytes of the files settled unchanged.
     pub unchanged_bytes: u64,
+    /// The indices of the quiet skips settled so far, in the walk's order: counted by the
+    /// caller at the end, where one call each had been a tenth of a re-run over a tree
+    /// whose binaries are a third of its files.
+    pub quiet_settled: Vec<usize>,
 }
 
 impl Recorded {
@@ -56,9 +64,12 @@ impl Recorded {
         self.documents.insert(id, record(state, None));
     }
 
-    /// Records a skipped file; `index` is what [`Settled::Skipped`] gives back for it.
-    pub fn add_skipped(&mut self, path: OsString, index: usize, state: State) {
-        self.skipped.insert(path, record(Some(state), Some(index)));
+    /// Records a skipped file; `index` is what [`Settled::Skipped`] gives back for it, or
+    /// [`Recorded::quiet_settled`] keeps for a `quiet` one.
+    pub fn add_skipped(&mut self, path: OsString, index: usize, state: State, quiet: bool) {
+        let mut skip = record(Some(state), Some(index));
+        skip.quiet = quiet;
+        self.skipped.insert(path, skip);
     }
 
     /// Whether nothing is recorded (a walk need not ask).
@@ -85,7 +96,13 @@ impl Recorded {
             record.seen = true;
             if settled == Settled::No && state.is_some() && record.state == state {
                 record.settled = true;
-                settled = Settled::Skipped(record.skip.unwrap_or_default());
+                let index = record.skip.unwrap_or_default();
+                settled = if record.quiet {
+                    self.quiet_settled.push(index);
+                    Settled::Quiet
+                } else {
+                    Settled::Skipped(index)
+                };
             }
         }
         settled
@@ -129,6 +146,7 @@ fn record(state: Option<State>, skip: Option<usize>) -> Record {
     Record {
         state,
         skip,
+        quiet: false,
         seen: false,
         settled: false,
     }
@@ -167,17 +185,22 @@ mod tests {
         recorded.add_document("/b".into(), Some((5, 10, 20, 8)));
         recorded.add_document("/gone".into(), Some((1, 1, 1, 1)));
         recorded.add_document("/untrusted".into(), None);
-        recorded.add_skipped("/bin".into(), 0, (9, 10, 20, 9));
-        recorded.add_skipped("/bin2".into(), 1, (9, 10, 20, 10));
+        recorded.add_skipped("/bin".into(), 0, (9, 10, 20, 9), false);
+        recorded.add_skipped("/bin2".into(), 1, (9, 10, 20, 10), false);
+        recorded.add_skipped("/quiet".into(), 2, (9, 10, 20, 12), true);
+        recorded.add_skipped("/quiet2".into(), 3, (9, 10, 20, 13), true);
         assert_eq!(recorded.settle(&listed("/a", 5, 7)), Settled::Unchanged);
         assert_eq!(recorded.settle(&listed("/b", 6, 8)), Settled::No); // grew
         assert_eq!(recorded.settle(&listed("/untrusted", 1, 1)), Settled::No);
         assert_eq!(recorded.settle(&listed("/bin", 9, 9)), Settled::Skipped(0));
         assert_eq!(recorded.settle(&listed("/bin2", 9, 11)), Settled::No); // a new inode
         assert_eq!(recorded.settle(&listed("/new", 1, 1)), Settled::No);
+        assert_eq!(recorded.settle(&listed("/quiet", 9, 12)), Settled::Quiet);
+        assert_eq!(recorded.settle(&listed("/quiet2", 8, 13)), Settled::No); // shrank
+        assert_eq!(recorded.quiet_settled, [2]);
         assert_eq!((recorded.unchanged, recorded.unchanged_bytes), (1, 5));
         assert_eq!(recorded.unseen_documents(), [OsStr::new("/gone")]);
-        assert_eq!(recorded.unsettled_skips(), [1]);
+        assert_eq!(recorded.unsettled_skips(), [1, 3]);
         assert!(recorded.seen(OsStr::new("/b")) && recorded.seen(OsStr::new("/bin2")));
         assert!(!recorded.seen(OsStr::new("/gone")) && !recorded.seen(OsStr::new("/new")));
     }

@@ -3,8 +3,9 @@
 //! `file_class(path, size, mtime_ns, ctime_ns, inode, device, resolved)` for each file,
 //! `(path, kind, message)` for each skip, and with a store's `RecordedFiles`
 //! (`output/settle.rs`) `(path, index)` for each recorded skip settled (the files settled
-//! unchanged are counted there, not handed over).
+//! unchanged, and the quiet skips settled, are counted there, not handed over).
 
+use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
@@ -26,10 +27,11 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
 /// (`benches/NOTES.md`).
 const PREFETCH_THREADS: usize = 2;
 
-/// What a store recorded of its files (`RecordedFiles(documents, skipped)`): `documents`
-/// as `(id, hashed, size, mtime_ns, ctime_ns, inode)` rows (settled only when `hashed` is
-/// true, a hash or a flag, and the state whole), `skipped` as `(path, kind, message, size, mtime_ns, ctime_ns,
-/// inode)` rows, whose index in the list a settled skip is given back as.
+/// What a store recorded of its files (`RecordedFiles(documents, skipped, quiet)`):
+/// `documents` as `(id, hashed, size, mtime_ns, ctime_ns, inode)` rows (settled only when
+/// `hashed` is true, a hash or a flag, and the state whole), `skipped` as `(path, kind,
+/// message, size, mtime_ns, ctime_ns, inode)` rows, whose index in the list a settled skip
+/// is given back as, unless its kind is one of `quiet` (only counted: `quiet_settled`).
 #[pyclass(name = "RecordedFiles", module = "spanchunk._core")]
 pub struct PyRecordedFiles {
     recorded: Recorded,
@@ -50,7 +52,11 @@ fn state_at(row: &Bound<'_, PyTuple>, first: usize) -> PyResult<Option<State>> {
 #[pymethods]
 impl PyRecordedFiles {
     #[new]
-    fn new(documents: &Bound<'_, PyList>, skipped: &Bound<'_, PyList>) -> PyResult<Self> {
+    fn new(
+        documents: &Bound<'_, PyList>,
+        skipped: &Bound<'_, PyList>,
+        quiet: HashSet<String>,
+    ) -> PyResult<Self> {
         let mut recorded = Recorded::default();
         for row in documents.iter() {
             let row = row.cast_into::<PyTuple>()?;
@@ -65,8 +71,9 @@ impl PyRecordedFiles {
         for (index, row) in skipped.iter().enumerate() {
             let row = row.cast_into::<PyTuple>()?;
             let path: OsString = row.get_item(0)?.extract()?;
+            let kind: String = row.get_item(1)?.extract()?;
             if let Some(state) = state_at(&row, 3)? {
-                recorded.add_skipped(path, index, state);
+                recorded.add_skipped(path, index, state, quiet.contains(&kind));
             }
         }
         Ok(Self { recorded })
@@ -75,6 +82,11 @@ impl PyRecordedFiles {
     /// `(files, bytes)` settled unchanged so far.
     fn unchanged(&self) -> (u64, u64) {
         (self.recorded.unchanged, self.recorded.unchanged_bytes)
+    }
+
+    /// The indices of the quiet skips settled, in the walk's order.
+    fn quiet_settled(&self) -> Vec<usize> {
+        self.recorded.quiet_settled.clone()
     }
 
     /// Whether the walk found this recorded path.
@@ -268,7 +280,7 @@ fn settle(recorded: Option<&mut Recorded>, events: &mut Vec<Event>, kept: &mut V
         if let Event::File(file) = &event {
             match recorded.settle(file) {
                 Settled::No => {}
-                Settled::Unchanged => continue,
+                Settled::Unchanged | Settled::Quiet => continue,
                 Settled::Skipped(index) => {
                     kept.push(Kept::Skipped(index, file.path.clone()));
                     continue;

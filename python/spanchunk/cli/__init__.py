@@ -23,7 +23,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spanchunk.cli._chunkers import make_chunkers
 from spanchunk.cli._files import MISSING, File, Globs, glob_matches, start_walk, walk_files
@@ -38,7 +38,14 @@ from spanchunk.cli._output import (
     resolve_target,
 )
 from spanchunk.cli._parser import build_parser, default_workers
-from spanchunk.cli._report import OWN_OUTPUT, Reporter, Totals, summary, unit_names
+from spanchunk.cli._report import (
+    OWN_OUTPUT,
+    QUIET_KINDS,
+    Reporter,
+    Totals,
+    summary,
+    unit_names,
+)
 from spanchunk.cli._writers import (
     ParquetWriter,
     SqliteWriter,
@@ -158,7 +165,11 @@ def _run(
     stderr = sys.stderr
     totals = Totals(store=kind is SqliteWriter, units=unit_names(args))
     reporter = Reporter(stderr, verbose=args.verbose, totals=totals)
-    options = {"compression": args.compression} if args.compression is not None else {}
+    options: dict[str, Any] = {}
+    if args.compression is not None:
+        options["compression"] = args.compression
+    if kind is SqliteWriter:  # the recorded skips a re-run settles and only counts
+        options["quiet"] = frozenset() if args.verbose else QUIET_KINDS
     # The folders are listed from now on, while the output opens (a store's records read).
     walk = start_walk([path for path in args.paths if path != "-"], globs_of(args))
     opened = _open_output(kind, target, chunkers, sync=args.sync, **options)
@@ -203,6 +214,8 @@ def _run(
                 totals.documents += unchanged
                 totals.unchanged += unchanged
                 totals.bytes_read += unchanged_bytes
+                known = store.known_skips
+                totals.skipped.update(known[index][1] for index in store.recorded.quiet_settled())
             _gone(store, args, listed, totals)
         if totals.documents == 0 and not totals.pruned:
             raise _NothingChunked(_nothing_chunked(totals, args))
@@ -323,7 +336,7 @@ def _open_output(
     chunkers: Chunkers,
     *,
     sync: bool,
-    **options: str,
+    **options: Any,
 ) -> tuple[Writer, BatchJob] | int:
     """The writer of the run and its job; the exit status (said on stderr) when the output
     cannot be written as asked."""

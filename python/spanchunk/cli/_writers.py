@@ -310,7 +310,9 @@ class SqliteWriter(Writer):
     core_format = "rows"
     suffixes = (".sqlite", ".sqlite3", ".db")
 
-    def __init__(self, target: Target, *, sync: bool = False) -> None:
+    def __init__(
+        self, target: Target, *, sync: bool = False, quiet: frozenset[str] = frozenset()
+    ) -> None:
         from spanchunk.store import SqliteRegistry, StoreFormatError  # noqa: PLC0415
 
         if target.stream:
@@ -321,6 +323,8 @@ class SqliteWriter(Writer):
         self.given = target.given
         self.target = target.path
         self.sync = sync
+        #: The kinds of skip a re-run only counts (never says) when it settles them unread.
+        self.quiet = quiet
         self.incremental = os.path.exists(self.target)
         self.fingerprint: str | None = None
         self._temp_path: str | None = None
@@ -376,7 +380,7 @@ class SqliteWriter(Writer):
             self.known_skips = read_skipped_rows(self.store)
         # The walk settles the files whose state is the one recorded, in the core; the
         # documents' hashes are read when a file is to be read (``load_hashes``).
-        self.recorded = _core.RecordedFiles(states, self.known_skips)
+        self.recorded = _core.RecordedFiles(states, self.known_skips, set(self.quiet))
         job = StoreJob(chunkers, {})
         self._job = job
         return job
