@@ -487,7 +487,7 @@ def local_neighbours(hits: Sequence[Any], store: Any, window: int = 1) -> list[A
 
 
 def hierarchy_rows(bench: Bench, name: str, variants: dict[str, dict[str, Any]]) -> list[Row]:
-    from spanchunk.assemble import assemble  # noqa: PLC0415
+    from spanchunk.retrieval import assemble  # noqa: PLC0415
 
     hierarchy = spanchunk_hierarchy(name, bench.corpora)
     leaves = hierarchy.leaves

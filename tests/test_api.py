@@ -23,7 +23,7 @@ from spanchunk import (
     RecursiveChunker,
     _core,
 )
-from spanchunk._spans import _tree_array_by_level
+from spanchunk.chunkers.spans import _tree_array_by_level
 
 TEXT = "Alpha beta. Gamma delta!\n\nEpsilon zeta; eta theta, iota.\r\n漢字。かな、カナ！"
 

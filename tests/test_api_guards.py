@@ -35,9 +35,8 @@ from spanchunk import (
     RecursiveChunker,
     SqliteRegistry,
 )
-from spanchunk.assemble import assemble
 from spanchunk.integrations.langchain import ChunkStore
-from spanchunk.retrieval import attach_parent_content, auto_merge, expand
+from spanchunk.retrieval import assemble, attach_parent_content, auto_merge, expand
 
 TEXT = "One sentence here, with a few words. " * 40
 
@@ -410,7 +409,9 @@ def test_auto_merge_and_assemble_with_the_right_store_do_not_warn() -> None:
         assert assemble(leaves[:3], store, budget=500, unit="char", missing="raise")
 
 
-@pytest.mark.parametrize("module", ["spanchunk.errors", "spanchunk.document", "spanchunk.assemble"])
+@pytest.mark.parametrize(
+    "module", ["spanchunk.errors", "spanchunk.document", "spanchunk.retrieval.context"]
+)
 def test_docstring_examples(module: str) -> None:
     failures, tried = doctest.testmod(importlib.import_module(module))
     assert tried and not failures

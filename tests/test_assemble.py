@@ -10,7 +10,7 @@ from _strategies import hierarchical_settings, texts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spanchunk import Chunk, HierarchicalChunker, ParentRegistry
-from spanchunk.assemble import Span, assemble
+from spanchunk.retrieval import Span, assemble
 
 PROPERTY = settings(
     max_examples=120,
@@ -126,6 +126,29 @@ def test_tokens_by_default() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
     spans = assemble(leaves[:1], store, budget=1000, widen=0.0)
     assert spans[0].size == 8  # "One sentence here." twice: 4 cl100k tokens each
+
+
+def test_units_are_the_chunkers() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    in_words = assemble(leaves[:1], store, budget=1000, unit="word", widen=0.0)
+    assert in_words[0].size == len(in_words[0].text.split())
+    counted = assemble(
+        leaves[:1], store, 1000, "token", length_function=lambda t: len(t.split()), widen=0.0
+    )
+    assert counted[0].size == in_words[0].size
+    o200k = assemble(leaves[:1], store, budget=1000, encoding="o200k_base", widen=0.0)
+    assert o200k[0].size == 8
+    with pytest.raises(TypeError, match=r"not a function.*length_function="):
+        assemble(leaves, store, 10, len)  # type: ignore[arg-type]
+
+
+def test_spans_name_their_chunks_and_hits() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    hits = [(leaves[3], 0.5), (leaves[1], 0.9)]
+    (span,) = assemble(hits, store, budget=1000, unit="char")
+    parent = store[leaves[1].parent_id]
+    assert span.chunks == (parent,) and span.chunk_ids == (parent.id,) and span.level == 1
+    assert span.hits == (leaves[3], leaves[1]) and (span.score, span.rank) == (0.9, 1)
 
 
 def test_leaves_not_in_the_store_stay_alone() -> None:

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 import spanchunk
-import spanchunk._store_schema
 import spanchunk.cli._job as job
 import spanchunk.cli._store as cli_store
+import spanchunk.stores.schema
 from spanchunk import Chunk, Document, ParentChildChunker, SqliteRegistry
 from spanchunk.cli import main
 
@@ -264,9 +264,9 @@ def test_a_full_disk_fails_cleanly(
     # A new store (filled by the core's SQLite) that may not grow past a few pages: SQLite's
     # own "database or disk is full".
     monkeypatch.setattr(
-        spanchunk._store_schema,
+        spanchunk.stores.schema,
         "BULK_LOAD_SETUP",
-        spanchunk._store_schema.BULK_LOAD_SETUP + "PRAGMA max_page_count = 8;",
+        spanchunk.stores.schema.BULK_LOAD_SETUP + "PRAGMA max_page_count = 8;",
     )
     assert run(str(tree), "-o", str(out_dir / "o.sqlite")) == 1
     err = capsys.readouterr().err
@@ -451,11 +451,11 @@ def test_a_store_of_an_older_schema_is_upgraded(
 
 KILLED_RUN = """
 import os, sys, time
-import spanchunk._store_schema
+import spanchunk.stores.schema
 import spanchunk.cli._job as job
 from spanchunk.cli import main
 from spanchunk.cli._writers import SqliteWriter
-from spanchunk.store import SqliteRegistry
+from spanchunk.stores import SqliteRegistry
 
 job.BATCH_FILES = 2  # a transaction every two files
 kill_at = int(sys.argv[1])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from _contract import INVISIBLE, check_spans, parent_child_levels
 from spanchunk import Chunker, HierarchicalChunker, ParentChildChunker, RecursiveChunker, _core
-from spanchunk._spans import is_blank
+from spanchunk.chunkers.spans import is_blank
 
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
 

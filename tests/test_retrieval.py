@@ -38,7 +38,7 @@ from spanchunk import (
 )
 from spanchunk.retrieval import (
     PARENT_CONTENT,
-    Window,
+    Span,
     attach_parent_content,
     auto_merge,
     expand,
@@ -311,7 +311,7 @@ def test_neighbours_grow_a_hit_up_to_the_budget(filled: tuple[Any, list[Chunk]])
     leaves = [c for c in tree if c.level == 0]
     hit = leaves[6]
     window = neighbours(hit, store, budget=200)
-    assert isinstance(window, Window)
+    assert isinstance(window, Span)
     assert TEXT[window.start_char : window.end_char] == window.text
     assert len(window.text) <= 200 and hit in window.chunks and len(window.chunks) >= 3
     assert window.hits == (hit,) and window.level == 0 and window.document_id == "doc"
@@ -323,8 +323,17 @@ def test_neighbours_grow_a_hit_up_to_the_budget(filled: tuple[Any, list[Chunk]])
     assert windows[1].hits == (leaves[30],)
     in_bytes = neighbours(hit, store, budget=150, unit="byte")
     assert len(in_bytes.text.encode()) <= 150
-    words = neighbours(hit, store, budget=30, unit=lambda t: len(t.split()))
-    assert len(words.text.split()) <= 30
+    words = neighbours(hit, store, budget=30, unit="word")
+    assert len(words.text.split()) <= 30 and words.size == len(words.text.split())
+    counted = neighbours(
+        hit, store, budget=30, unit="token", length_function=lambda t: len(t.split())
+    )
+    assert counted.chunks == words.chunks
+    tokens = neighbours(hit, store, budget=40, unit="token")  # cl100k_base, as assemble counts
+    assert 0 < tokens.size <= 40 and tokens.rank == 0 and tokens.score == 0.0
+    scored = neighbours([(leaves[30], 0.2), (leaves[31], 0.7)], store, budget=200)
+    assert len(scored) == 1 and (scored[0].score, scored[0].rank) == (0.7, 1)
+    assert scored[0].chunk_ids == tuple(chunk.id for chunk in scored[0].chunks)
 
 
 def test_neighbours_bad_input(filled: tuple[Any, list[Chunk]], tmp_path: Path) -> None:
@@ -334,8 +343,10 @@ def test_neighbours_bad_input(filled: tuple[Any, list[Chunk]], tmp_path: Path) -
         neighbours(leaf, store, budget=-1)
     with pytest.raises(TypeError, match="budget must be an int"):
         neighbours(leaf, store, budget=2.5)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="unit must be"):
-        neighbours(leaf, store, budget=10, unit="token")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown unit 'furlong'"):
+        neighbours(leaf, store, budget=10, unit="furlong")
+    with pytest.raises(TypeError, match=r"not a function.*unit='token', length_function="):
+        neighbours(leaf, store, budget=10, unit=len)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="hit 0 is str"):
         neighbours(["text"], store, budget=10)
     with pytest.raises(ValueError, match="text is not the document"):
@@ -368,7 +379,7 @@ def check_windows(
         hits.append(by_level[level][pick % len(by_level[level])])
     for given_text in (None, text):
         for hit in hits:
-            window = neighbours(hit, store, budget, unit=unit, text=given_text)  # type: ignore[arg-type]
+            window = neighbours(hit, store, budget, unit=unit, text=given_text)
             assert text[window.start_char : window.end_char] == window.text
             assert encoded[window.start_byte : window.end_byte] == window.text.encode()
             assert hit in window.chunks
@@ -383,7 +394,7 @@ def check_windows(
                         start = min(window.start_char, siblings[index].start_char)
                         end = max(window.end_char, siblings[index].end_char)
                         assert measure(text[start:end]) > budget
-        windows = neighbours(hits, store, budget, unit=unit, text=given_text)  # type: ignore[arg-type]
+        windows = neighbours(hits, store, budget, unit=unit, text=given_text)
         seen: set[str] = set()
         for window in windows:
             assert text[window.start_char : window.end_char] == window.text

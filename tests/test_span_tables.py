@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from spanchunk import HierarchicalChunker, ParentChildChunker, _core
-from spanchunk._spans import SPAN_COLUMNS, SPAN_DTYPE
+from spanchunk.chunkers.spans import SPAN_COLUMNS, SPAN_DTYPE
 
 TEXT = ("Title\n\nFirst paragraph, with a clause; and a sentence. 中文。\n\n" * 40).strip()
 

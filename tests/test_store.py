@@ -36,7 +36,8 @@ from spanchunk import (
     ParentStore,
     SqliteRegistry,
 )
-from spanchunk.store import SCHEMA_VERSION, StoreFormatError
+from spanchunk.stores import StoreFormatError
+from spanchunk.stores.schema import SCHEMA_VERSION
 
 # Child processes import spanchunk from where this process did (an install or a source tree).
 PYTHON_DIR = Path(spanchunk.__file__).resolve().parent.parent
@@ -643,7 +644,19 @@ def test_a_writer_killed_mid_upsert_loses_nothing_committed(path: Path) -> None:
         assert store.upsert("doc-3", make_tree(TEXT_B, "doc-3")) is True
 
 
-@pytest.mark.parametrize("module", ["spanchunk.store", "spanchunk.registry", "spanchunk.retrieval"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "spanchunk.stores.sqlite",
+        "spanchunk.stores.sqlite_file",
+        "spanchunk.stores.memory",
+        "spanchunk.stores.protocol",
+        "spanchunk.retrieval",
+        "spanchunk.retrieval.merge",
+        "spanchunk.retrieval.adjacent",
+        "spanchunk.retrieval.attach",
+    ],
+)
 def test_docstring_examples(module: str) -> None:
     imported = importlib.import_module(module)
     failures, tried = doctest.testmod(imported, optionflags=doctest.ELLIPSIS)

@@ -5,12 +5,36 @@ Example:
     >>> chunker = ParentChildChunker(parent_size=2000, child_size=400)
     >>> children = chunker.chunk("Some long text. " * 500)
     >>> parents = chunker.expand(children[:5])
+
+The package in layers; a module imports only from its own layer and
+the ones before it in
+this list (``tests/test_layers.py`` checks every import, and that no two modules import
+each other, however indirectly):
+
+1. The base: ``_core`` (the Rust extension), ``chunk``, ``document``, ``errors``, ``units``
+   (what a size is counted in) and ``arrow`` (the Arrow schema of a table of chunks).
+2. ``stores``: where parents are kept (``ParentStore``, ``ParentRegistry``,
+   ``SqliteRegistry``) and the one implementation of swapping hits for their parents.
+3. ``retrieval``: hits into context (``assemble``, and the simple rules it chooses between).
+4. ``chunkers``: text into chunks, every level filed in a store.
+5. What is built on the rest, none of them importing another: ``batch``, ``cli``,
+   ``integrations``, and this module, which re-exports the public names.
+
+Names with a leading underscore stay inside their layer; what another layer needs has a
+plain name (``spanchunk.chunkers.hooks`` is what the integrations and the command line ask
+of a chunker beyond its public methods).
 """
 
 from spanchunk._core import __version__
-from spanchunk._settings import SENTENCES
-from spanchunk.base import Chunker
 from spanchunk.chunk import Chunk
+from spanchunk.chunkers import (
+    Chunker,
+    HierarchicalChunker,
+    MarkdownChunker,
+    ParentChildChunker,
+    RecursiveChunker,
+)
+from spanchunk.chunkers.settings import SENTENCES
 from spanchunk.document import Document
 from spanchunk.errors import (
     ChunkingError,
@@ -18,11 +42,7 @@ from spanchunk.errors import (
     MissingParentWarning,
     SkippedDocumentWarning,
 )
-from spanchunk.hierarchical import HierarchicalChunker, ParentChildChunker
-from spanchunk.markdown import MarkdownChunker
-from spanchunk.recursive import RecursiveChunker
-from spanchunk.registry import ParentRegistry
-from spanchunk.store import ParentStore, SqliteRegistry
+from spanchunk.stores import ParentRegistry, ParentStore, SqliteRegistry
 
 __all__ = [
     "SENTENCES",

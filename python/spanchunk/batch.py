@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import os
 
-from spanchunk.base import Chunker
 from spanchunk.chunk import Chunk
+from spanchunk.chunkers.base import Chunker
 from spanchunk.document import Document
 
 __all__ = ["chunk_file", "file_document_id", "read_document"]

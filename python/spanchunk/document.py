@@ -9,7 +9,7 @@ from types import MappingProxyType
 from typing import Any, NoReturn
 
 from spanchunk import _core
-from spanchunk.errors import _encoding_error
+from spanchunk.errors import encoding_error
 
 __all__ = ["Document", "FrozenDict", "freeze_metadata", "thaw_metadata"]
 
@@ -131,7 +131,7 @@ _FRAMEWORK_FIXES = {
 }
 
 
-def _misused(value: object, call: str | None) -> tuple[str, str] | None:
+def misuse_of(value: object, call: str | None) -> tuple[str, str] | None:
     """What a value passed by mistake is (a file, a path, bytes, another framework's
     document) and what to pass instead; None for any other value.
 
@@ -168,7 +168,7 @@ def _misused(value: object, call: str | None) -> tuple[str, str] | None:
     return None
 
 
-def _text_type_error(
+def text_type_error(
     text: object, what: str = "text", expected: str = "a str", call: str | None = None
 ) -> TypeError:
     """The TypeError for a text that is not a str, naming its type and the fix.
@@ -180,7 +180,7 @@ def _text_type_error(
         call: The chunker method called (``"chunk"``), to name in the message and the fix;
             None: the ``Document`` constructor.
     """
-    misused = _misused(text, call)
+    misused = misuse_of(text, call)
     if misused is not None:
         kind, fix = misused
         if call is None:
@@ -240,14 +240,14 @@ class Document:
         source: str | os.PathLike[str] | None = None,
     ) -> None:
         if not isinstance(text, str):
-            raise _text_type_error(text)
+            raise text_type_error(text)
         if id is None:
             try:
                 id = _core.text_id(text)
             except UnicodeEncodeError as error:
-                raise _encoding_error(error) from None
+                raise encoding_error(error) from None
         else:
-            id = _check_id(id)
+            id = check_id(id)
         if metadata is None:
             frozen = _EMPTY_METADATA
         elif isinstance(metadata, Mapping):
@@ -315,7 +315,7 @@ class Document:
         return MappingProxyType({**self.metadata, "source": self.source})
 
 
-def _check_id(id: object) -> str:
+def check_id(id: object) -> str:
     """A document id given by the caller: a non-empty str that UTF-8 can encode."""
     if not isinstance(id, str):
         raise TypeError(
@@ -326,15 +326,15 @@ def _check_id(id: object) -> str:
     try:
         id.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise _encoding_error(error, "document id") from None
+        raise encoding_error(error, "document id") from None
     return id
 
 
-def _as_document(item: object, what: str = "document", call: str | None = None) -> Document:
+def as_document(item: object, what: str = "document", call: str | None = None) -> Document:
     """A Document from a Document or a str; TypeError naming the fix for anything else
-    (``call``: the chunker method to name, see ``_text_type_error``)."""
+    (``call``: the chunker method to name, see ``text_type_error``)."""
     if isinstance(item, Document):
         return item
     if isinstance(item, str):
         return Document(item)
-    raise _text_type_error(item, what, "a str or a spanchunk.Document", call)
+    raise text_type_error(item, what, "a str or a spanchunk.Document", call)

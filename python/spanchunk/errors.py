@@ -85,7 +85,7 @@ class MissingParentError(KeyError):
         return str(self.args[0])
 
 
-def _encoding_error(error: UnicodeEncodeError, what: str = "text") -> ValueError:
+def encoding_error(error: UnicodeEncodeError, what: str = "text") -> ValueError:
     """The friendly ValueError for text the core could not encode as UTF-8.
 
     The core refuses lone surrogates (the only str content UTF-8 cannot represent) while

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from spanchunk.cli._job import Chunkers
     from spanchunk.cli._store import StoreJob
     from spanchunk.cli._writers import Writer
-    from spanchunk.store import SqliteRegistry
+    from spanchunk.stores.sqlite import SqliteRegistry
 
 __all__ = ["DryRun"]
 
@@ -105,7 +105,7 @@ class DryRun:
             run_fingerprint,
         )
         from spanchunk.cli._writers import SqliteWriter  # noqa: PLC0415
-        from spanchunk.store import SqliteRegistry  # noqa: PLC0415
+        from spanchunk.stores.sqlite import SqliteRegistry  # noqa: PLC0415
 
         if self.kind is not SqliteWriter or not self.target.exists:
             return None

@@ -22,7 +22,7 @@ def store_info(path: str) -> dict[str, Any]:
     """
     import sqlite3  # noqa: PLC0415
 
-    from spanchunk._store_schema import APPLICATION_ID  # noqa: PLC0415
+    from spanchunk.stores.schema import APPLICATION_ID  # noqa: PLC0415
 
     if os.path.isdir(path):
         raise ValueError(f"{path} is a folder: give the path of a .sqlite store")

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from spanchunk import _core
-from spanchunk.chunkers import HierarchicalChunker
+from spanchunk.chunkers import HierarchicalChunker, hooks
 from spanchunk.cli._files import File
 
 if TYPE_CHECKING:
@@ -250,7 +250,7 @@ class CoreJob(NamedTuple):
     @classmethod
     def of(cls, chunkers: Chunkers, core_format: str, parquet: Any = None) -> CoreJob:
         """The job of ``chunkers`` writing ``core_format``."""
-        pairs = [(chunker._levels(), chunker.fingerprint()) for chunker in chunkers[:2]]
+        pairs = [(hooks.levels(chunker), chunker.fingerprint()) for chunker in chunkers[:2]]
         return cls(chunkers, core_format, pairs, parquet)
 
     def __call__(self, batch: Sequence[File]) -> BatchResult:

@@ -38,7 +38,7 @@ the steadier figure; details in ``benches/NOTES.md``):
   into the unique index (``rust/store/sqlite.rs``). 3.5 CPU s in all, startup included.
   The position index stays during the load (its keys come nearly in order): its cost
   moves from the end of the run, where nothing else runs, to the load, beside the workers;
-  and rows go in 8 to a statement (``_store_schema.BULK_ROWS``).
+  and rows go in 8 to a statement (``stores.schema.BULK_ROWS``).
 - An existing store is updated through ``SqliteRegistry`` (Python's ``sqlite3``: another
   process may be reading it, and two copies of SQLite in one process must not hold one
   file), from tuples the core makes (``StoreBatch.documents``).
@@ -60,8 +60,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from spanchunk import _core
-from spanchunk._settings import fingerprint_of
-from spanchunk._spans import core_levels
+from spanchunk.chunkers import hooks
+from spanchunk.chunkers.settings import fingerprint_of
+from spanchunk.chunkers.spans import core_levels
 from spanchunk.cli._files import UNREADABLE, Globs
 from spanchunk.cli._job import (
     BINARY,
@@ -79,7 +80,7 @@ from spanchunk.cli._job import (
 
 if TYPE_CHECKING:
     from spanchunk.cli._files import File
-    from spanchunk.store import SqliteRegistry
+    from spanchunk.stores.sqlite import SqliteRegistry
 
 FileState = tuple[int, int, int, int]
 """What the store records of a file when it reads it: size, mtime_ns, ctime_ns, inode."""
@@ -503,7 +504,7 @@ class StoreJob:
             return
         chunker = self.chunkers.markdown if markdown else self.chunkers.text
         cut, errors, sizes = _core.cut_for_store(
-            core_levels(chunker._levels()),
+            core_levels(hooks.levels(chunker)),
             [pending.data for pending in run],
             [pending.document_id for pending in run],
             chunker.fingerprint(),

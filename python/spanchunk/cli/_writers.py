@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
 from spanchunk import _core
-from spanchunk._schema import chunk_schema
+from spanchunk.arrow import chunk_schema
 from spanchunk.cli._output import KINDS_KNOWN, SQLITE_SIDE_FILES, OutputError, Target
 
 __all__ = ["OutputError", "Target", "Writer", "writer_class"]
@@ -313,7 +313,7 @@ class SqliteWriter(Writer):
     def __init__(
         self, target: Target, *, sync: bool = False, quiet: frozenset[str] = frozenset()
     ) -> None:
-        from spanchunk.store import SqliteRegistry, StoreFormatError  # noqa: PLC0415
+        from spanchunk.stores.sqlite import SqliteRegistry, StoreFormatError  # noqa: PLC0415
 
         if target.stream:
             raise OutputError(
@@ -399,7 +399,7 @@ class SqliteWriter(Writer):
 
     def _start_bulk_load(self, fingerprint: str) -> None:
         """Record the fingerprint, close Python's connection and open the core's."""
-        from spanchunk._store_schema import (  # noqa: PLC0415
+        from spanchunk.stores.schema import (  # noqa: PLC0415
             BULK_DELETE_CHUNKS,
             BULK_INSERT_CHUNK,
             BULK_INSERT_CHUNKS,
@@ -495,8 +495,8 @@ class SqliteWriter(Writer):
             self._commit()
 
     def _commit(self) -> None:
-        from spanchunk._store_schema import BULK_LOAD_FINISH  # noqa: PLC0415
         from spanchunk.cli._store import record_run  # noqa: PLC0415
+        from spanchunk.stores.schema import BULK_LOAD_FINISH  # noqa: PLC0415
 
         if self._temp_path is None:
             unsettled = (
@@ -519,7 +519,7 @@ class SqliteWriter(Writer):
             self._bulk.finish(BULK_LOAD_FINISH)
             self._bulk = None
         # The core's connection is closed: Python's may open the file again.
-        from spanchunk.store import SqliteRegistry  # noqa: PLC0415
+        from spanchunk.stores.sqlite import SqliteRegistry  # noqa: PLC0415
 
         with SqliteRegistry(self._temp_path, create=False) as store:
             if self.skipped:
@@ -563,7 +563,7 @@ class SqliteWriter(Writer):
 def _store_os_error(given: str, error: Exception) -> OSError:
     """SQLite's error writing the store ``given``, in the system's plain words where it is
     the file system's (a full disk, a read-only file system, an I/O error)."""
-    from spanchunk.store import file_system_errno  # noqa: PLC0415
+    from spanchunk.stores.sqlite import file_system_errno  # noqa: PLC0415
 
     message = str(error)
     code = file_system_errno(message)

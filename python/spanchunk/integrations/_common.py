@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from spanchunk import (
     Chunker,
@@ -14,20 +14,18 @@ from spanchunk import (
     ParentChildChunker,
     RecursiveChunker,
 )
-from spanchunk._spans import all_built_in
-from spanchunk.errors import _encoding_error
+from spanchunk.chunkers import hooks
+from spanchunk.errors import encoding_error
+from spanchunk.units import Unit
 
 __all__ = [
     "PageNumbers",
-    "cut_in_core",
     "cut_registered",
     "hierarchical_chunker",
     "missing_extra",
     "recursive_chunker",
     "same_model",
 ]
-
-Unit = Literal["char", "byte", "token", "word", "sentence", "passage", "page"]
 
 
 def same_model(built: Any, filled: Any) -> bool:
@@ -78,33 +76,17 @@ def cut_registered(
     Raises:
         ValueError: a text holds a lone surrogate.
     """
-    registry = chunker._registry
-    keep_children: bool | None = registry is not None and getattr(registry, "keeps_children", False)
+    store = hooks.registry(chunker)
+    keep_children: bool | None = store is not None and getattr(store, "keeps_children", False)
     if not register:
         keep_children = None
     try:
         made, stored = cut(*args, keep_children)
     except UnicodeEncodeError as error:
-        raise _encoding_error(error) from None
+        raise encoding_error(error) from None
     if stored:
-        chunker._register(stored)
+        hooks.register(chunker, stored)
     return made
-
-
-def cut_in_core(chunker: Chunker, method: str) -> bool:
-    """Whether the integrations may cut for ``chunker.<method>`` and write the framework's
-    objects in one core call, with no ``Chunk`` objects but those its registry gets: every
-    level is built in, and neither ``method`` nor the chunking behind it is overridden
-    (``parent_content`` rewrites the leaves, so it keeps the ``Chunk`` path too)."""
-    kind = type(chunker)
-    base = HierarchicalChunker if method == "chunk_tree" else Chunker
-    return (
-        getattr(kind, method, None) is getattr(base, method)
-        and kind._chunk is Chunker._chunk
-        and kind._collect is Chunker._collect
-        and not getattr(chunker, "_parent_content", False)
-        and all_built_in(chunker._levels())
-    )
 
 
 def missing_extra(framework: str, extra: str, error: ImportError) -> ImportError:

@@ -53,17 +53,17 @@ from typing import Any
 
 from spanchunk import Chunk, HierarchicalChunker, _core
 from spanchunk import Document as SpanDocument
-from spanchunk.document import _check_id
+from spanchunk.chunkers import hooks
+from spanchunk.document import check_id
 from spanchunk.integrations._common import (
     PageNumbers,
-    Unit,
-    cut_in_core,
     cut_registered,
     hierarchical_chunker,
     is_shallow,
     metadata_copier,
     missing_extra,
 )
+from spanchunk.units import Unit
 
 try:
     from haystack import Document, component, default_from_dict, default_to_dict
@@ -266,7 +266,7 @@ class SpanchunkDocumentSplitter:
             ValueError: A document has no text content.
         """
         chunker = self._chunker
-        if _FAST and self.split_overlap == 0 and cut_in_core(chunker, "chunk_tree"):
+        if _FAST and self.split_overlap == 0 and hooks.cuts_in_core(chunker, "chunk_tree"):
             out, leaves, parents = self._cut(documents)
         else:
             out = []
@@ -289,21 +289,21 @@ class SpanchunkDocumentSplitter:
         self, documents: list[Document]
     ) -> tuple[list[Document], list[Document], list[Document]]:
         """Every tree cut and written in one core call; only the chunks the registry gets
-        are made as ``Chunk`` objects (see ``cut_in_core``). Returns the documents, and
+        are made as ``Chunk`` objects (see ``hooks.cuts_in_core``). Returns the documents, and
         again the leaves and the parents among them, in order."""
         chunker = self._chunker
         include_root = self.include_root
         columns = []
         for document in documents:
             text = _text_of(document)
-            root_id = _check_id(document.id)
+            root_id = check_id(document.id)
             top_parent = root_id if include_root else None
             columns.append((text, root_id, document.meta, top_parent, PageNumbers(text).breaks))
         trees = cut_registered(
             chunker,
             _core.haystack_cut,
             _SHAPE,
-            chunker._levels(),
+            hooks.levels(chunker),
             chunker.fingerprint(),
             columns,
             self.block_sizes,

@@ -51,17 +51,17 @@ from typing import Any, Protocol
 
 from spanchunk import Chunk, Chunker, HierarchicalChunker, _core
 from spanchunk import Document as SpanDocument
-from spanchunk.base import _columns
-from spanchunk.document import _check_id, _text_type_error
+from spanchunk.chunkers import hooks
+from spanchunk.chunkers.inputs import columns
+from spanchunk.document import check_id, text_type_error
 from spanchunk.integrations._common import (
-    Unit,
-    cut_in_core,
     cut_registered,
     metadata_copier,
     missing_extra,
     recursive_chunker,
     same_model,
 )
+from spanchunk.units import Unit
 
 try:
     from langchain_core.documents import Document
@@ -211,13 +211,13 @@ def _cut(
     *,
     leaves_only: bool,
 ) -> list[Document]:
-    """The documents of texts cut and written in one core call (see ``cut_in_core``); the
+    """The documents of texts cut and written in one core call (see ``hooks.cuts_in_core``); the
     chunks above the leaves go to the chunker's registry, as ``chunk_tree`` sends them."""
     documents: list[Document] = cut_registered(
         chunker,
         _core.langchain_cut,
         _SHAPE,
-        chunker._levels(),
+        hooks.levels(chunker),
         chunker.fingerprint(),
         texts,
         ids,
@@ -282,8 +282,8 @@ def tree_documents(
         order; parents carry ``child_ids``, children ``parent_id``.
     """
     prepared = [_as_span_document(document) for document in documents]
-    if _FAST and cut_in_core(chunker, "chunk_tree"):
-        texts, ids, metadatas = _columns([span_document for span_document, _ in prepared])
+    if _FAST and hooks.cuts_in_core(chunker, "chunk_tree"):
+        texts, ids, metadatas = columns([span_document for span_document, _ in prepared])
         writings = [(base, None, 0, 0, None, None) for _, base in prepared]
         return _cut(chunker, texts, ids, metadatas, writings, leaves_only=False)
     return _documents_of(
@@ -409,7 +409,7 @@ class SpanchunkTextSplitter(TextSplitter):
         span_keys = _SPAN_KEY_SET
         for position, text in enumerate(texts):
             if not isinstance(text, str):
-                raise _text_type_error(text)
+                raise text_type_error(text)
             metadata: Mapping[str, Any] = {} if metadatas is None else metadatas[position]
             source_id = metadata.get("document_id")
             if (
@@ -421,7 +421,7 @@ class SpanchunkTextSplitter(TextSplitter):
                 # A piece of a larger document: offsets continue in the source, and the
                 # piece's id (unique per span) seeds its children's ids.
                 parent_id = metadata["chunk_id"]
-                span_ids.append(_check_id(parent_id))
+                span_ids.append(check_id(parent_id))
                 pieces.append(
                     (
                         _own_metadata(metadata),
@@ -433,17 +433,17 @@ class SpanchunkTextSplitter(TextSplitter):
                 )
             else:
                 given = ids[position]
-                span_ids.append(None if given is None else _check_id(given))
+                span_ids.append(None if given is None else check_id(given))
                 stale = not span_keys.isdisjoint(metadata)
                 pieces.append((_own_metadata(metadata) if stale else metadata, 0, 0, None, None))
         writings = [
             (base, level, char_offset, byte_offset, source_id, parent_id)
             for base, char_offset, byte_offset, source_id, parent_id in pieces
         ]
-        if _FAST and cut_in_core(chunker, "chunk"):
+        if _FAST and hooks.cuts_in_core(chunker, "chunk"):
             return _cut(chunker, texts, span_ids, [None] * len(texts), writings, leaves_only=True)
         if type(chunker).chunk is Chunker.chunk:
-            chunked = chunker._chunk_texts(texts, span_ids)
+            chunked = hooks.chunk_texts(chunker, texts, span_ids)
         else:  # a chunker with its own ``chunk``: one call per text
             chunked = [
                 chunker.chunk(SpanDocument(text, id=id))

@@ -54,7 +54,8 @@ from typing import Any
 
 from spanchunk import Chunk, HierarchicalChunker
 from spanchunk import Document as SpanDocument
-from spanchunk.integrations._common import Unit, hierarchical_chunker, missing_extra, same_model
+from spanchunk.integrations._common import hierarchical_chunker, missing_extra, same_model
+from spanchunk.units import Unit
 
 try:
     from llama_index.core.bridge.pydantic import Field, PrivateAttr

@@ -53,10 +53,12 @@ from typing import Any, Literal
 import numpy as np
 
 from spanchunk import HierarchicalChunker, _core
-from spanchunk._schema import chunk_schema as _chunk_schema
-from spanchunk._spans import core_levels
-from spanchunk.document import _check_id
-from spanchunk.integrations._common import Unit, hierarchical_chunker, missing_extra
+from spanchunk.arrow import chunk_schema as _chunk_schema
+from spanchunk.chunkers import hooks
+from spanchunk.chunkers.spans import core_levels
+from spanchunk.document import check_id
+from spanchunk.integrations._common import hierarchical_chunker, missing_extra
+from spanchunk.units import Unit
 
 try:
     import pyarrow as pa
@@ -169,7 +171,7 @@ class ChunkBatches:
         )
         # What the core cuts with (every level is built in: the settings above make no
         # other kind of chunker).
-        self._core_levels = core_levels(self.chunker._levels())
+        self._core_levels = core_levels(hooks.levels(self.chunker))
         self._fingerprint = self.chunker.fingerprint()
         self.levels = levels
         self.text_column = text_column
@@ -186,7 +188,7 @@ class ChunkBatches:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._core_levels = core_levels(self.chunker._levels())
+        self._core_levels = core_levels(hooks.levels(self.chunker))
 
     def __call__(self, batch: pa.Table | pa.RecordBatch) -> pa.Table:
         """Chunk one batch of documents.
@@ -216,7 +218,7 @@ class ChunkBatches:
         data, offsets = _utf8_column(batch.column(self.text_column), self.text_column)
         rows = len(offsets) - 1
         ids = [
-            None if given is None else _check_id(given)
+            None if given is None else check_id(given)
             for given in self._column(batch, self.id_column, rows)
         ]
         sources = self._column(batch, self.source_column, rows)

@@ -6,7 +6,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from spanchunk import _core
-from spanchunk._settings import (
+from spanchunk.chunkers.builtin import BuiltInChunker
+from spanchunk.chunkers.settings import (
     KeepSeparator,
     Merge,
     Setting,
@@ -23,9 +24,8 @@ from spanchunk._settings import (
     separators_setting,
     splitter_cut,
 )
-from spanchunk._spans import Level
-from spanchunk.base import _BuiltInChunker
-from spanchunk.errors import _encoding_error
+from spanchunk.chunkers.spans import Level
+from spanchunk.errors import encoding_error
 
 __all__ = ["RecursiveChunker"]
 
@@ -36,7 +36,7 @@ def _separators_of(chunker: RecursiveChunker) -> list[list[str]]:
     return [list(level) for level in chunker._separators]
 
 
-class RecursiveChunker(_BuiltInChunker, built_in=True):
+class RecursiveChunker(BuiltInChunker, built_in=True):
     """Recursive splitting at the coarsest separator that fits: one level of chunks.
 
     Text is cut at blank lines, then line breaks, sentence ends, clause marks and spaces,
@@ -192,7 +192,7 @@ class RecursiveChunker(_BuiltInChunker, built_in=True):
                 **self._sizing.core(),
             )
         except UnicodeEncodeError as error:
-            raise _encoding_error(error, "a separator") from None
+            raise encoding_error(error, "a separator") from None
         self._build_tree()
 
     def _built_in_levels(self) -> list[Level]:

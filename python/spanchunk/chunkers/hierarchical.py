@@ -11,8 +11,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Literal
 
 from spanchunk import _core
-from spanchunk._parents import Missing, check_missing
-from spanchunk._settings import (
+from spanchunk.chunk import Chunk
+from spanchunk.chunkers.base import Chunker, Documents, ParentStore, level_cut
+from spanchunk.chunkers.builtin import BuiltInChunker
+from spanchunk.chunkers.markdown import MarkdownChunker
+from spanchunk.chunkers.recursive import RecursiveChunker
+from spanchunk.chunkers.settings import (
     FlagSetting,
     Setting,
     UnitName,
@@ -22,13 +26,10 @@ from spanchunk._settings import (
     positive_size,
     sizes_setting,
 )
-from spanchunk._spans import Level
-from spanchunk._tokens import Sizing
-from spanchunk.base import Chunker, Documents, ParentStore, _BuiltInChunker, level_cut
-from spanchunk.chunk import Chunk
-from spanchunk.markdown import MarkdownChunker
-from spanchunk.recursive import RecursiveChunker
-from spanchunk.registry import ParentRegistry
+from spanchunk.chunkers.spans import Level
+from spanchunk.stores.memory import ParentRegistry
+from spanchunk.stores.parents import Missing, check_missing
+from spanchunk.units import Sizing
 
 __all__ = ["HierarchicalChunker", "ParentChildChunker"]
 
@@ -100,7 +101,7 @@ def _recursive(
     )
 
 
-class HierarchicalChunker(_BuiltInChunker, built_in=True):
+class HierarchicalChunker(BuiltInChunker, built_in=True):
     """N levels of chunks, each cut inside the one above: small-to-big retrieval.
 
     ``sizes`` lists the chunk size of every level, the top (largest) first. ``chunk``
@@ -275,6 +276,10 @@ class HierarchicalChunker(_BuiltInChunker, built_in=True):
         self, hits: Iterable[Chunk], max_parents: int | None = None, *, missing: Missing = "warn"
     ) -> list[Chunk]:
         """Swap retrieved chunks for their parents: de-duplicated, first-seen order kept.
+
+        ``spanchunk.retrieval.expand(hits, chunker.parents)``, the same function (through
+        the store's ``expand``); to fill a context budget, ``spanchunk.retrieval.assemble``
+        is the way.
 
         A hit whose parent the registry does not hold (nor the hit's ``parent_content``) is
         kept as itself, with one ``MissingParentWarning`` per call by default. See

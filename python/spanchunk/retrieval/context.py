@@ -1,4 +1,4 @@
-"""Budget-aware context assembly: what to send to a model for a set of retrieved leaves.
+"""``assemble``: the context to send to a model for a set of retrieved leaves, within a budget.
 
 ``assemble`` turns scored hits (leaf chunks, best first) into exact, non-overlapping spans whose
 total size fits a budget, choosing region by region between the hit itself, a run of
@@ -19,9 +19,8 @@ says why and gives the numbers):
 4. If the result does not fit the budget, try again without step 3, then without step 2;
    if the bare leaf does not fit either, skip the hit (a later, smaller one may fit).
 
-Performance notes: the store is read once per chunk reached (``_get_many`` is the batch
-lookup, a loop over ``get`` here); sizes are measured by the Rust core on the span's text
-only for the top-level chunk a hit changes.
+The store is read once per chunk reached (``_get_many`` is the batch lookup); sizes are
+measured by the Rust core on the span's text only for the top-level chunk a hit changes.
 """
 
 from __future__ import annotations
@@ -29,49 +28,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
-from spanchunk import _core
-from spanchunk._parents import Missing, check_missing, missing_parents
-from spanchunk._tokens import sizing
 from spanchunk.chunk import Chunk
+from spanchunk.retrieval.span import Span, scored_hits
+from spanchunk.stores import ParentStore
+from spanchunk.stores.parents import Missing, check_missing, missing_parents
+from spanchunk.units import measurer
 
-__all__ = ["Span", "assemble"]
-
-
-class ChunkStore(Protocol):
-    """What ``assemble`` needs of a store: ``get`` by id (``ParentRegistry``, SQLite)."""
-
-    def get(self, chunk_id: str) -> Chunk | None: ...
+__all__ = ["assemble"]
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """One piece of context: an exact span of a document.
-
-    ``text == document_text[start_char:end_char]`` and the UTF-8 bytes of ``text`` are
-    ``document_bytes[start_byte:end_byte]``. ``chunk_ids`` names the stored chunks the span is
-    made of (one ancestor when the span is exactly that chunk, else the leaves it joins);
-    ``score`` is the best score of a hit inside it and ``rank`` that hit's position in the
-    hits; ``size`` is in the unit ``assemble`` measured with.
-    """
-
-    document_id: str
-    start_char: int
-    end_char: int
-    start_byte: int
-    end_byte: int
-    text: str
-    chunk_ids: tuple[str, ...]
-    level: int
-    score: float
-    rank: int
-    size: int
-
-
-def _get_many(store: ChunkStore, chunk_ids: Iterable[str]) -> list[Chunk | None]:
+def _get_many(store: ParentStore, chunk_ids: Iterable[str]) -> list[Chunk | None]:
     """The stored chunk for each id, in order (None where unknown): the one batch lookup, one
-    query where the store has ``get_many`` (every ``ParentStore``)."""
+    query for a ``ParentStore``; a store of one's own with ``get`` only is read id by id."""
     wanted = list(chunk_ids)
     get_many = getattr(store, "get_many", None)
     if get_many is not None:
@@ -92,6 +61,7 @@ class _Block:
     best: list[tuple[float, int] | None] = field(default_factory=list)  # per leaf: (score, rank)
     size: int = 0
     sizes: dict[tuple[int, int], int] = field(default_factory=dict)
+    hits: list[tuple[int, int, Chunk]] = field(default_factory=list)  # (first, end, hit)
 
     def __post_init__(self) -> None:
         self.chosen = [False] * len(self.leaves)
@@ -119,8 +89,9 @@ class _Block:
         stop = max(leaf.end_char for leaf in self.leaves[first:end])
         return start - self.top.start_char, stop - self.top.start_char
 
-    def note(self, first: int, end: int, score: float, rank: int) -> None:
-        """Remember the best hit on leaves [first, end)."""
+    def note(self, first: int, end: int, score: float, rank: int, hit: Chunk) -> None:
+        """Remember the hit on leaves [first, end), and the best hit on each of them."""
+        self.hits.append((first, end, hit))
         for position in range(first, end):
             best = self.best[position]
             if best is None or best[0] < score:
@@ -189,7 +160,7 @@ class _Block:
         return proposals
 
 
-def _walk(store: ChunkStore, top: Chunk, cache: dict[str, Chunk | None]) -> _Block:
+def _walk(store: ParentStore, top: Chunk, cache: dict[str, Chunk | None]) -> _Block:
     """The leaves under ``top`` in document order (a chunk whose children are not all stored
     counts as a leaf)."""
     leaves: list[Chunk] = []
@@ -214,44 +185,14 @@ def _walk(store: ChunkStore, top: Chunk, cache: dict[str, Chunk | None]) -> _Blo
     return _Block(top, leaves, ranges, chains)
 
 
-def _measure(
-    unit: str, encoding: str | None, length_function: Callable[[str], int] | None
-) -> Callable[[str], int]:
-    if unit == "token" and encoding is None and length_function is None:
-        encoding = "cl100k_base"
-    units = sizing(unit, encoding, None, length_function)
-    splitter = _core.Splitter(4, **units.core())  # the size is unused: only measure is
-    return splitter.measure
-
-
-def _hits(hits: Iterable[Chunk | tuple[Chunk, float]]) -> list[tuple[Chunk, float]]:
-    scored: list[tuple[Chunk, float]] = []
-    for rank, hit in enumerate(hits):
-        if isinstance(hit, Chunk):
-            scored.append((hit, -float(rank)))
-        elif (
-            isinstance(hit, tuple)
-            and len(hit) == 2
-            and isinstance(hit[0], Chunk)
-            and isinstance(hit[1], (int, float))
-            and not isinstance(hit[1], bool)
-        ):
-            scored.append((hit[0], float(hit[1])))
-        else:
-            raise TypeError(
-                f"assemble takes hits as Chunk objects or (Chunk, score) pairs; hit {rank} is "
-                f"{type(hit).__name__}"
-            )
-    return scored
-
-
 def assemble(
     hits: Iterable[Chunk | tuple[Chunk, float]],
-    store: ChunkStore,
+    store: ParentStore,
     budget: int,
     unit: str = "token",
     *,
     encoding: str | None = None,
+    tokenizer: object = None,
     length_function: Callable[[str], int] | None = None,
     gap: int = 1,
     threshold: float = 0.5,
@@ -267,10 +208,12 @@ def assemble(
             (without scores, rank stands in for score).
         store: Where the hits' parents, ancestors and sibling leaves are found by ``get``.
         budget: The most the spans may total, in ``unit``.
-        unit: ``"token"`` (tiktoken ``encoding``, default cl100k_base, or a
-            ``length_function``), ``"char"`` or ``"byte"``.
-        encoding: A tiktoken encoding for ``unit="token"``.
-        length_function: A callable str -> int for ``unit="token"``.
+        unit: What the budget is counted in, as for the chunkers: ``"token"`` (cl100k_base
+            unless ``encoding``, ``tokenizer`` or ``length_function`` names another count),
+            ``"char"``, ``"byte"``, ``"word"``, ...
+        encoding: A tiktoken encoding, for ``unit="token"``.
+        tokenizer: A HuggingFace ``tokenizer.json`` path, for ``unit="token"``.
+        length_function: A callable str -> int, for ``unit="token"``.
         gap: Join a hit to a chosen leaf at most this many leaves away (0: only adjacent).
         threshold: Take a whole ancestor when more than this share of its size is chosen
             (1 or more: never).
@@ -291,7 +234,8 @@ def assemble(
         Spans whose ``size`` sum is at most ``budget``; no two overlap.
 
     Raises:
-        TypeError: A hit is not a Chunk or a (Chunk, score) pair.
+        TypeError: A hit is not a Chunk or a (Chunk, score) pair, or ``unit`` is a function
+            (it goes in ``length_function``).
         ValueError: A negative budget or gap, an unknown unit, order or ``missing``.
         MissingParentError: (a ``KeyError``) ``missing="raise"`` and a hit's parent is not
             stored.
@@ -316,16 +260,16 @@ def assemble(
     if order not in ("document", "score"):
         raise ValueError(f"order must be 'document' or 'score', got {order!r}")
     mode = check_missing(missing)
-    measure = _measure(unit, encoding, length_function)
+    measure = measurer(unit, encoding, tokenizer, length_function, where="assemble")
     found = _Blocks(store)
     total = 0
-    scored = _hits(hits)
+    scored = scored_hits(hits, "assemble")
     for rank, (hit, score) in enumerate(scored):
         block = found.block_of(hit)
         if mode == "raise" and found.missing:
             break
         first, end = block.ranges[hit.id]
-        block.note(first, end, score, rank)
+        block.note(first, end, score, rank, hit)
         if all(block.chosen[first:end]) or total >= budget:
             continue
         bare = block.chosen.copy()
@@ -363,7 +307,7 @@ def assemble(
 class _Blocks:
     """The blocks reached from the hits, read from the store once each."""
 
-    def __init__(self, store: ChunkStore) -> None:
+    def __init__(self, store: ParentStore) -> None:
         self.store = store
         self.cache: dict[str, Chunk | None] = {}
         self.blocks: dict[str, _Block] = {}
@@ -419,18 +363,19 @@ def _spans(blocks: Iterable[_Block], measure: Callable[[str], int], order: str) 
             bests = [b for b in block.best[first:end] if b is not None]
             score, rank = max(bests, key=lambda b: (b[0], -b[1])) if bests else (0.0, -1)
             start_byte = top.start_byte + len(top.text[:start].encode("utf-8", "surrogatepass"))
+            one = whole if whole is not None and end - first > 1 else None
+            hits = {hit.id: hit for low, high, hit in block.hits if low < end and first < high}
             spans.append(
                 Span(
                     document_id=top.document_id,
+                    level=0 if one is None else one.level,
                     start_char=top.start_char + start,
                     end_char=top.start_char + stop,
                     start_byte=start_byte,
                     end_byte=start_byte + len(text.encode("utf-8", "surrogatepass")),
                     text=text,
-                    chunk_ids=(whole.id,)
-                    if whole is not None and end - first > 1
-                    else tuple(leaf.id for leaf in block.leaves[first:end]),
-                    level=whole.level if whole is not None and end - first > 1 else 0,
+                    chunks=tuple(block.leaves[first:end]) if one is None else (one,),
+                    hits=tuple(hits.values()),
                     score=score,
                     rank=rank,
                     size=measure(text),

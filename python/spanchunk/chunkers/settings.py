@@ -19,7 +19,7 @@ from itertools import pairwise
 from typing import Any, Generic, Literal, TypeVar, overload
 
 from spanchunk import _core
-from spanchunk._tokens import Sizing, _qualified_name, sizing
+from spanchunk.units import Sizing, qualified_name, sizing
 
 __all__ = [
     "SENTENCES",
@@ -310,7 +310,7 @@ def strategy_cut(chunker: Any) -> dict[str, Any]:
     ``parent_content``), since nothing else is known of what its code does."""
     settings = chunker.settings()
     return {
-        "strategy": _qualified_name(type(chunker)),
+        "strategy": qualified_name(type(chunker)),
         "settings": {key: value for key, value in settings.items() if key not in _NOT_CUT},
     }
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from spanchunk.recursive import RecursiveChunker
+from spanchunk.chunkers.recursive import RecursiveChunker
 
 __all__ = ["MarkdownChunker"]
 

@@ -1,6 +1,6 @@
 """The SQLite store's file format: its schema, and the statements that read and write it.
 
-``SqliteRegistry`` (``spanchunk.store``) opens and writes files of this format; the command
+``SqliteRegistry`` (``spanchunk.stores.sqlite``) opens and writes files of this format; the command
 line's bulk load of a new store (``_core.StoreWriter``) runs the ``BULK_*`` statements.
 """
 

@@ -1,5 +1,10 @@
 """Size units: the validation of ``unit``, ``encoding``, ``tokenizer`` and ``length_function``,
-shared by every built-in chunker, and the identity of a tokenizer in ``settings()``.
+shared by every built-in chunker and by the retrieval helpers' budgets, and the identity of a
+tokenizer in ``settings()``.
+
+``unit`` means one thing everywhere in spanchunk: what a size is counted in, a chunk's size
+or a context budget alike, with the same names (``UNITS``) and the same companions
+(``encoding``, ``tokenizer``, ``length_function`` for ``unit="token"``).
 
 Counting happens in the Rust core: tiktoken encodings are compiled in (nothing is downloaded),
 a HuggingFace ``tokenizer.json`` is loaded from its JSON text (truncation and padding off,
@@ -13,7 +18,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from spanchunk import _core
 
@@ -21,6 +26,10 @@ ENCODINGS = ("o200k_base", "cl100k_base", "p50k_base", "r50k_base")
 """The tiktoken encodings compiled into the core."""
 
 UNITS = ("char", "byte", "token", "word", "sentence", "passage", "page")
+"""Every unit a size can be counted in: a chunk's size or a context budget alike."""
+
+Unit = Literal["char", "byte", "token", "word", "sentence", "passage", "page"]
+"""``UNITS``, as a type."""
 
 
 class _Record:
@@ -172,7 +181,7 @@ class Sizing(_Record):
         if self.tokenizer is not None:
             extra["tokenizer"] = f"sha256:{self.tokenizer.digest}"
         if self.length_function is not None:
-            extra["length_function"] = _qualified_name(self.length_function)
+            extra["length_function"] = qualified_name(self.length_function)
         return extra
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -183,7 +192,7 @@ class Sizing(_Record):
                 pickle.dumps(self.length_function)
             except Exception as error:
                 raise pickle.PicklingError(
-                    f"length_function {_qualified_name(self.length_function)} cannot be "
+                    f"length_function {qualified_name(self.length_function)} cannot be "
                     f"pickled ({error}): define it at module level (not a lambda or a local "
                     "function) to pickle this chunker"
                 ) from None
@@ -195,7 +204,7 @@ class Sizing(_Record):
 _MAIN_MODULE_ALIASES = {"__mp_main__": "__main__"}
 
 
-def _qualified_name(function: Callable[..., Any]) -> str:
+def qualified_name(function: Callable[..., Any]) -> str:
     module = getattr(function, "__module__", None) or type(function).__module__
     module = _MAIN_MODULE_ALIASES.get(module, module)
     name = getattr(function, "__qualname__", None) or type(function).__qualname__
@@ -251,3 +260,34 @@ def sizing(
             f"length_function must be a callable str -> int, not {type(length_function).__name__}"
         )
     return Sizing(unit, length_function=length_function)
+
+
+#: The tiktoken encoding a budget in tokens is counted in when none is named.
+DEFAULT_BUDGET_ENCODING = "cl100k_base"
+
+
+def measurer(
+    unit: object,
+    encoding: object = None,
+    tokenizer: object = None,
+    length_function: object = None,
+    *,
+    where: str,
+) -> Callable[[str], int]:
+    """The function that counts a text's size in ``unit``, for a retrieval helper's budget.
+
+    The units and their companions are the chunkers' (see ``sizing``); ``unit="token"``
+    with no tokenizer named counts cl100k_base tokens. ``where`` names the function in
+    the error for a function given as the unit (it goes in ``length_function``).
+    """
+    if callable(unit):
+        raise TypeError(
+            f"{where}: unit is a unit name, as for the chunkers ('char', 'byte', 'token', "
+            "'word', 'sentence', 'passage', 'page'), not a function: pass a function that "
+            "measures text as unit='token', length_function=..."
+        )
+    if unit == "token" and encoding is None and tokenizer is None and length_function is None:
+        encoding = DEFAULT_BUDGET_ENCODING
+    units = sizing(unit, encoding, tokenizer, length_function)
+    # The size is unused: only measure is.
+    return _core.Splitter(4, **units.core()).measure

@@ -25,139 +25,39 @@ measurements, and what was tried and dropped, are in ``benches/NOTES.md``.
 
 from __future__ import annotations
 
-import warnings
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from spanchunk import _core
-from spanchunk._settings import (
-    Setting,
+from spanchunk.chunk import Chunk
+from spanchunk.chunkers.inputs import (
+    Checked,
+    Documents,
+    checked_document,
+    columns,
+    items_of,
+    numbered_documents,
+    refuse_misused,
+    text_of,
+    warn_skipped,
+)
+from spanchunk.chunkers.settings import (
     cuts_fingerprint,
     strategy_cut,
     type_name,
     workers_setting,
 )
-from spanchunk._spans import Level, all_built_in, spans_of_pieces, tree_array, tree_records
-from spanchunk._tokens import Sizing
-from spanchunk.chunk import Chunk
-from spanchunk.document import Document, _as_document, _misused, _text_type_error
-from spanchunk.errors import ChunkingError, SkippedDocumentWarning, _encoding_error
-from spanchunk.registry import ParentRegistry
-from spanchunk.store import ParentStore
+from spanchunk.chunkers.spans import Level, all_built_in, spans_of_pieces, tree_array, tree_records
+from spanchunk.document import Document, text_type_error
+from spanchunk.errors import ChunkingError, encoding_error
+from spanchunk.stores import ParentRegistry, ParentStore
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["Chunker", "Documents", "ParentStore"]
-
-Documents = Document | str | Iterable[Document | str]
-"""What ``chunk`` accepts: one document or text, or an iterable of them."""
-
-
-# --------------------------------------------------------------------------------------------
-# Inputs: documents and texts, checked with messages that name the position and the fix.
-
-
-def _refuse_misused(values: object, what: str, call: str) -> None:
-    """TypeError for an argument passed by mistake where documents or texts go: an open file
-    (iterating it would chunk every line as a document), a path, bytes, or another
-    framework's document; the message names what to call instead."""
-    if _misused(values, call) is not None:
-        raise _text_type_error(values, what, "a str, a spanchunk.Document or a list of them", call)
-
-
-def _items(values: object, what: str, call: str = "chunk") -> list[object]:
-    """The items of an iterable argument; TypeError for non-iterables and for mappings, and
-    for the inputs passed by mistake (see ``_refuse_misused``)."""
-    if isinstance(values, (Document, str)):
-        return [values]
-    if isinstance(values, (list, tuple)):
-        return list(values)
-    _refuse_misused(values, what, call)
-    if isinstance(values, Mapping) or not isinstance(values, Iterable):
-        raise TypeError(
-            f"{what} must be a str, a spanchunk.Document or a list of them, "
-            f"not {type(values).__name__}"
-        )
-    return list(values)
-
-
-def _documents(values: object, call: str = "chunk") -> list[Document]:
-    return [
-        _as_document(item, f"documents[{position}]", call)
-        for position, item in enumerate(_items(values, "documents", call))
-    ]
-
-
-def _text_of(value: object, what: str, call: str | None = None) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, Document):
-        return value.text
-    raise _text_type_error(value, what, "a str or a spanchunk.Document", call)
-
-
-def _checked_document(position: int, item: object) -> Document:
-    """A Document for chunk_many, checked for encodability; errors name the position."""
-    if isinstance(item, Document):
-        try:
-            _core.text_id(item.text)
-        except UnicodeEncodeError as error:
-            raise _encoding_error(error, f"documents[{position}] text") from None
-        return item
-    if isinstance(item, str):
-        try:
-            return Document(item)
-        except ValueError as error:
-            raise ValueError(f"documents[{position}]: {error}") from None
-    raise _text_type_error(
-        item, f"documents[{position}]", "a str or a spanchunk.Document", "chunk_many"
-    )
-
-
-class _Checked(NamedTuple):
-    """Documents ``chunk_many`` has checked, with their positions in its input. With
-    ``skip``, a document a custom level fails on is reported by position and skipped."""
-
-    documents: list[Document]
-    positions: list[int]
-    skip: bool
-
-
-def _columns(
-    documents: Documents | _Checked, call: str = "chunk"
-) -> tuple[list[str], list[str | None], list[Mapping[str, Any] | None]]:
-    """The texts, ids and chunk metadata of a batch, as the core takes them (an id of None:
-    the text's hash, as ``Document`` gives it); ``call`` names the method in errors."""
-    if isinstance(documents, str):
-        # One text, the commonest call: no Document object, the core hashes its id.
-        return [documents], [None], [None]
-    batch = documents.documents if isinstance(documents, _Checked) else _documents(documents, call)
-    return (
-        [document.text for document in batch],
-        [document.id for document in batch],
-        [document._chunk_metadata() for document in batch],
-    )
-
-
-def _numbered(
-    documents: Documents | _Checked, call: str = "chunk"
-) -> tuple[Iterable[tuple[int, Document]], bool]:
-    """The documents with their input positions, and whether a failing one is skipped."""
-    if isinstance(documents, _Checked):
-        return zip(documents.positions, documents.documents, strict=True), documents.skip
-    return enumerate(_documents(documents, call)), False
-
-
-def _skip(position: int, error: BaseException, stacklevel: int) -> None:
-    """Warns that ``chunk_many`` skipped a document (``stacklevel``: its caller's frame)."""
-    warnings.warn(
-        f"chunk_many skipped document {position} ({type(error).__name__}): {error}",
-        SkippedDocumentWarning,
-        stacklevel=stacklevel + 1,
-    )
+__all__ = ["Chunker", "Documents", "ParentStore", "cuts_in_python", "level_cut"]
 
 
 def _is_markdown(levels: Sequence[Level]) -> bool:
@@ -182,7 +82,7 @@ def _minus_level(chunk: Chunk) -> int:
     return -chunk.level
 
 
-def _cuts_in_python(cls: type[Chunker]) -> bool:
+def cuts_in_python(cls: type[Chunker]) -> bool:
     """Whether a chunker class is a custom strategy (it overrides split_text or split_spans)."""
     return cls.split_text is not Chunker.split_text or cls.split_spans is not Chunker.split_spans
 
@@ -329,7 +229,7 @@ class Chunker:
             TypeError: ``text`` is not a ``str`` (the message names the fix).
         """
         if not isinstance(text, str):
-            raise _text_type_error(text, "text", "a str", "chunk_text")
+            raise text_type_error(text, "text", "a str", "chunk_text")
         return self.chunk(Document(text, metadata=metadata))
 
     async def achunk(self, documents: Documents) -> list[Chunk]:
@@ -345,11 +245,11 @@ class Chunker:
         if isinstance(documents, (list, tuple)):
             for position, item in enumerate(documents):
                 if not isinstance(item, (str, Document)):
-                    raise _text_type_error(
+                    raise text_type_error(
                         item, f"documents[{position}]", "a str or a spanchunk.Document", "achunk"
                     )
         elif not isinstance(documents, (str, Document)):
-            _refuse_misused(documents, "documents", "achunk")
+            refuse_misused(documents, "documents", "achunk")
         return await asyncio.to_thread(self.chunk, documents)
 
     def chunk_many(
@@ -390,14 +290,14 @@ class Chunker:
         worker_count = workers_setting(workers)
         # Validate every document before the batch call, so one bad text loses nothing else.
         accepted: list[tuple[int, Document]] = []
-        for position, item in enumerate(_items(documents, "documents", "chunk_many")):
+        for position, item in enumerate(items_of(documents, "documents", "chunk_many")):
             try:
-                accepted.append((position, _checked_document(position, item)))
+                accepted.append((position, checked_document(position, item)))
             except (TypeError, ValueError) as error:
                 if errors == "raise":
                     raise
-                _skip(position, error, stacklevel=2)
-        checked = _Checked(
+                warn_skipped(position, error, stacklevel=2)
+        checked = Checked(
             documents=[document for _, document in accepted],
             positions=[position for position, _ in accepted],
             skip=errors == "skip",
@@ -422,8 +322,8 @@ class Chunker:
             try:
                 return tree.spans(text)
             except UnicodeEncodeError as error:
-                raise _encoding_error(error) from None
-        return tree_records(self._levels(), _text_of(text, "text", "spans"))
+                raise encoding_error(error) from None
+        return tree_records(self._levels(), text_of(text, "text", "spans"))
 
     def spans_many(
         self, texts: Iterable[str | Document], *, workers: int | None = None
@@ -439,8 +339,8 @@ class Chunker:
         """
         worker_count = workers_setting(workers)
         strings = [
-            _text_of(item, f"texts[{position}]", "spans_many")
-            for position, item in enumerate(_items(texts, "texts", "spans_many"))
+            text_of(item, f"texts[{position}]", "spans_many")
+            for position, item in enumerate(items_of(texts, "texts", "spans_many"))
         ]
         tree = self._tree
         if tree is None:
@@ -453,7 +353,7 @@ class Chunker:
                 (index for index, text in enumerate(strings) if text is error.object), None
             )
             what = "text" if position is None else f"texts[{position}]"
-            raise _encoding_error(error, what) from None
+            raise encoding_error(error, what) from None
 
     # ---------------------------------------------------------------- plumbing
 
@@ -469,7 +369,7 @@ class Chunker:
     def _levels(self) -> list[Level]:
         """The levels this chunker cuts, top first: itself when it is a custom strategy."""
         cls = type(self)
-        if _cuts_in_python(cls):
+        if cuts_in_python(cls):
             return [self]
         levels = self._built_in_levels()
         if levels is None:
@@ -491,13 +391,13 @@ class Chunker:
                 f"{type(self).__name__} must override split_text or split_spans "
                 "(the base Chunker has no strategy of its own)"
             )
-        spans = tree_array(levels, _text_of(text, "text"))
+        spans = tree_array(levels, text_of(text, "text"))
         leaves = spans[spans[:, 0] == 0, 5:7].tolist()
         return [(start, end) for start, end in leaves]
 
     def _chunk(
         self,
-        documents: Documents | _Checked,
+        documents: Documents | Checked,
         *,
         leaves_only: bool,
         workers: int | None = 1,
@@ -519,17 +419,17 @@ class Chunker:
         if all_built_in(levels):
             # Every document through the core in one call: spans, ids and Chunk objects,
             # no span array in between.
-            texts, ids, metadatas = _columns(documents, call)
+            texts, ids, metadatas = columns(documents, call)
             try:
                 results = _core.chunk_documents(
                     levels, texts, ids, metadatas, self.fingerprint(), workers
                 )
             except UnicodeEncodeError as error:
-                raise _encoding_error(error) from None
+                raise encoding_error(error) from None
             return self._collect(results, leaves_only=leaves_only)
         # A custom level: each document's span array, level by level, then its chunks.
         fingerprint = self.fingerprint()
-        numbered, skip = _numbered(documents, call)
+        numbered, skip = numbered_documents(documents, call)
         chunks = []
         for position, document in numbered:
             try:
@@ -537,7 +437,7 @@ class Chunker:
             except (ChunkingError, TypeError, ValueError) as error:
                 if not skip:
                     raise
-                _skip(position, error, stacklevel=3)
+                warn_skipped(position, error, stacklevel=3)
                 continue
             chunks.extend(
                 self._wrap(document, spans, fingerprint, leaves_only=leaves_only, outline=outline)
@@ -551,7 +451,7 @@ class Chunker:
         parent split again into children): the leaves of each document, in input order,
         the chunks above them recorded as ``chunk`` records them.
         """
-        return self._chunk_texts(*_columns(documents))
+        return self._chunk_texts(*columns(documents))
 
     def _chunk_texts(
         self,
@@ -575,7 +475,7 @@ class Chunker:
         try:
             results = _core.chunk_documents(levels, texts, ids, metadatas, self.fingerprint(), 1)
         except UnicodeEncodeError as error:
-            raise _encoding_error(error) from None
+            raise encoding_error(error) from None
         return [self._collect([result], leaves_only=True) for result in results]
 
     def _collect(
@@ -639,87 +539,3 @@ class Chunker:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
-
-
-class _BuiltInChunker(Chunker):
-    """Shared by the built-in chunkers: settings declared once (``Setting`` class attributes,
-    in the order ``settings()`` and the repr list them), a cached fingerprint, and pickling
-    without the core's Splitter objects (which do not pickle), rebuilt from the settings.
-
-    A class that declares settings lists only its own; one that declares none (a user's
-    subclass, ``MarkdownChunker``) keeps its parent's. ``built_in=True`` in the class
-    statement marks a public built-in: its ``"type"`` setting is its bare name, a subclass's
-    is the subclass's qualified name.
-    """
-
-    _TRANSIENT: ClassVar[tuple[str, ...]] = ("_tree",)
-    _SETTINGS: ClassVar[tuple[Setting[Any], ...]] = ()
-    _KIND: ClassVar[type[Chunker]]
-    _cached_fingerprint: str
-    _sizing: Sizing
-
-    def __init_subclass__(cls, *, built_in: bool = False, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        declared = tuple(value for value in vars(cls).values() if isinstance(value, Setting))
-        if declared:
-            cls._SETTINGS = declared
-        if built_in:
-            cls._KIND = cls
-
-    def _configure(self, **given: object) -> None:
-        """Checks and stores settings in the order given: a check may read those before it."""
-        cls = type(self)
-        for name, value in given.items():
-            setting: Setting[Any] = getattr(cls, name)
-            setting.store(self, value)
-
-    def _rebuild(self) -> None:
-        raise NotImplementedError
-
-    def _built_in_cuts(self) -> list[dict[str, Any]]:
-        """What each built-in level cuts by, top first (``splitter_cut``, ``level_cut``)."""
-        raise NotImplementedError
-
-    def _cuts(self) -> list[dict[str, Any]]:
-        if _cuts_in_python(type(self)):
-            return super()._cuts()
-        return self._built_in_cuts()
-
-    def _build_tree(self) -> None:
-        """Hands the levels to the core once, when every one is built in (see ``spans``), and
-        fingerprints them: ``fingerprint`` is read per batch, so it is computed once here."""
-        levels = self._levels()
-        self._tree = _core.Tree(levels) if all_built_in(levels) else None
-        self._cached_fingerprint = cuts_fingerprint(self._cuts())
-
-    @property
-    def encoding(self) -> str | None:
-        """The tiktoken encoding of token units (None otherwise)."""
-        return self._sizing.encoding
-
-    def settings(self) -> dict[str, Any]:
-        """Every setting as a JSON-safe dict with a ``"type"`` key; a nested chunker appears
-        as its own settings (without its ``name``)."""
-        entries: dict[str, Any] = {"type": type_name(self, self._KIND)}
-        for setting in self._SETTINGS:
-            entries.update(setting.entries(self))
-        return entries
-
-    def fingerprint(self) -> str:
-        """16 hex digits identifying the cut (see ``Chunker.fingerprint``); part of every
-        chunk id."""
-        return self._cached_fingerprint
-
-    def __repr__(self) -> str:
-        parts = [part for setting in self._SETTINGS if (part := setting.repr_part(self))]
-        return f"{type(self).__name__}({', '.join(parts)})"
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        for name in self._TRANSIENT:
-            state.pop(name, None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._rebuild()

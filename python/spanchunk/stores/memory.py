@@ -6,15 +6,15 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any, overload
 
-from spanchunk._parents import Missing, expand_hits, parent_from_content
-from spanchunk._store_common import (
+from spanchunk.chunk import Chunk
+from spanchunk.stores.parents import Missing, expand_hits, parent_from_content
+from spanchunk.stores.protocol import (
     check_fingerprint,
     checked_chunks,
     digest,
     document_chunks,
     fingerprint_conflict,
 )
-from spanchunk.chunk import Chunk
 
 __all__ = ["ParentRegistry"]
 
@@ -25,7 +25,7 @@ class ParentRegistry:
     Hierarchical chunkers put every chunk above the leaves here; at query time, ``expand``
     swaps retrieved children for their parents. Adding a chunk whose id is already known
     replaces it in place (re-chunking a document upserts). Registries pickle with their
-    contents. It implements ``spanchunk.store.ParentStore``, as ``SqliteRegistry`` does: the
+    contents. It implements ``spanchunk.stores.ParentStore``, as ``SqliteRegistry`` does: the
     document lifecycle (``upsert``, ``delete_document``), the recorded chunker fingerprint,
     and ``get_many`` and ``window`` for ``spanchunk.retrieval``.
 
@@ -222,6 +222,9 @@ class ParentRegistry:
         self, hits: Iterable[Any], max_parents: int | None = None, *, missing: Missing = "warn"
     ) -> list[Any]:
         """Swap each hit for its parent: de-duplicated by id, first-seen order kept.
+
+        ``spanchunk.retrieval.expand(hits, store)``, the same function; to fill a context
+        budget, ``spanchunk.retrieval.assemble`` is the way.
 
         A hit at the top level is kept as itself. A parent that is not stored comes from the
         hit's ``metadata["parent_content"]`` when it carries one; failing that the hit is

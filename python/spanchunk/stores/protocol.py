@@ -1,39 +1,27 @@
 """What every store shares: the ``ParentStore`` protocol (public as
-``spanchunk.store.ParentStore``), the checks of what is added, a document's digest, the error
-for a refused fingerprint, and the SQLite store's encoding of a chunk's metadata and child
-ids as text columns.
-
-Private: ``spanchunk.store`` and ``spanchunk.registry`` import it; it imports nothing of
-spanchunk but ``Chunk``, ``FrozenDict`` and ``Missing``.
+``spanchunk.stores.ParentStore``), the checks of what is added, a document's digest, and the
+error for a refused fingerprint.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Iterable, Mapping
-from types import MappingProxyType
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol, overload, runtime_checkable
 
 from spanchunk.chunk import Chunk
-from spanchunk.document import FrozenDict
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from spanchunk._parents import Missing
+    from spanchunk.stores.parents import Missing
 
 __all__ = [
-    "ID_SEPARATOR",
     "ParentStore",
     "check_fingerprint",
     "checked_chunks",
-    "decode_child_ids",
-    "decode_metadata",
     "digest",
     "document_chunks",
-    "encode_child_ids",
-    "encode_metadata",
     "fingerprint_conflict",
 ]
 
@@ -54,8 +42,7 @@ class ParentStore(Protocol):
             chunker has (``add`` and ``upsert`` record it and refuse another one).
 
     Example:
-        >>> from spanchunk import ParentRegistry, SqliteRegistry
-        >>> from spanchunk.store import ParentStore
+        >>> from spanchunk import ParentRegistry, ParentStore
         >>> isinstance(ParentRegistry(), ParentStore)
         True
     """
@@ -196,79 +183,3 @@ def digest(chunks: list[Chunk]) -> str:
         hasher.update(chunk.text.encode("utf-8", "surrogatepass"))
         hasher.update(b"\x1d")
     return hasher.hexdigest()
-
-
-# --------------------------------------------------------------------------------------------
-# Metadata as JSON that gives back exactly what went in (tuples stay tuples).
-
-_TUPLE_TAG = "\x00tuple"
-
-
-def _encode_value(value: Any, where: str) -> Any:
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return value
-    if isinstance(value, tuple):
-        return {_TUPLE_TAG: [_encode_value(item, where) for item in value]}
-    if isinstance(value, list):
-        return [_encode_value(item, where) for item in value]
-    if isinstance(value, Mapping):
-        encoded: dict[str, Any] = {}
-        for key, item in value.items():
-            if not isinstance(key, str) or key.startswith("\x00"):
-                raise TypeError(
-                    f"metadata{where} has the key {key!r}: a SqliteRegistry keeps mappings with "
-                    "str keys (not starting with NUL); convert the key to a str"
-                )
-            encoded[key] = _encode_value(item, f"{where}[{key!r}]")
-        return encoded
-    raise TypeError(
-        f"metadata{where} is a {type(value).__name__}, which a SqliteRegistry cannot keep: "
-        "use str, int, float, bool, None, and lists, tuples and dicts of them"
-    )
-
-
-def _decode_value(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_decode_value(item) for item in value]
-    if isinstance(value, dict):
-        if len(value) == 1 and _TUPLE_TAG in value:
-            return tuple(_decode_value(item) for item in value[_TUPLE_TAG])
-        # Nested mappings come back in the read-only form a Document gives them.
-        return FrozenDict({key: _decode_value(item) for key, item in value.items()})
-    return value
-
-
-def encode_metadata(metadata: Mapping[str, Any]) -> str:
-    """One chunk's metadata as JSON text (TypeError for what JSON cannot give back)."""
-    if not metadata:
-        return "{}"
-    return json.dumps(_encode_value(metadata, ""), ensure_ascii=False, separators=(",", ":"))
-
-
-ID_SEPARATOR = "\x1f"
-
-
-def encode_child_ids(child_ids: tuple[str, ...]) -> str:
-    """Child ids as one string: joined by the unit separator, or (for a hand-made id that
-    holds one, or starts with "[") a JSON array."""
-    if not child_ids:  # a leaf: most rows of a store that keeps children
-        return ""
-    joined = ID_SEPARATOR.join(child_ids)
-    if joined.startswith("[") or joined.count(ID_SEPARATOR) != len(child_ids) - 1:
-        return json.dumps(child_ids, ensure_ascii=False)
-    return joined
-
-
-def decode_child_ids(text: str) -> tuple[str, ...]:
-    """The ids ``encode_child_ids`` was given, as the tuple ``Chunk`` keeps (a list costs the
-    constructor more than the conversion here)."""
-    if not text:
-        return ()
-    if text.startswith("["):
-        return tuple(json.loads(text))
-    return tuple(text.split(ID_SEPARATOR))
-
-
-def decode_metadata(text: str) -> MappingProxyType[str, Any]:
-    """The read-only mapping ``encode_metadata`` was given."""
-    return MappingProxyType({key: _decode_value(value) for key, value in json.loads(text).items()})

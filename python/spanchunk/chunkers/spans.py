@@ -85,7 +85,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeGuard
 
 from spanchunk import _core
-from spanchunk.errors import ChunkingError, _encoding_error
+from spanchunk.errors import ChunkingError, encoding_error
 
 if TYPE_CHECKING:
     import numpy as np
@@ -170,7 +170,7 @@ def tree_records(levels: Sequence[Level], text: str) -> NDArray[np.void]:
             return _core.Tree(levels).spans(text)
         return structured(_tree_array_by_level(levels, text))
     except UnicodeEncodeError as error:
-        raise _encoding_error(error) from None
+        raise encoding_error(error) from None
 
 
 def tree_array(levels: Sequence[Level], text: str) -> NDArray[np.int64]:

@@ -1,0 +1,183 @@
+"""How the SQLite store keeps a chunk in text columns: metadata as JSON that gives back exactly
+what went in (tuples stay tuples), child ids joined in one string, and a chunk's row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from spanchunk.chunk import Chunk
+from spanchunk.document import FrozenDict
+
+__all__ = [
+    "ID_SEPARATOR",
+    "chunks_of",
+    "decode_child_ids",
+    "decode_metadata",
+    "encode_child_ids",
+    "encode_metadata",
+    "rows_of",
+]
+
+#: Distinct metadata mappings kept decoded between reads.
+METADATA_CACHE = 4096
+
+_TUPLE_TAG = "\x00tuple"
+
+
+def _encode_value(value: Any, where: str) -> Any:
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, tuple):
+        return {_TUPLE_TAG: [_encode_value(item, where) for item in value]}
+    if isinstance(value, list):
+        return [_encode_value(item, where) for item in value]
+    if isinstance(value, Mapping):
+        encoded: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str) or key.startswith("\x00"):
+                raise TypeError(
+                    f"metadata{where} has the key {key!r}: a SqliteRegistry keeps mappings with "
+                    "str keys (not starting with NUL); convert the key to a str"
+                )
+            encoded[key] = _encode_value(item, f"{where}[{key!r}]")
+        return encoded
+    raise TypeError(
+        f"metadata{where} is a {type(value).__name__}, which a SqliteRegistry cannot keep: "
+        "use str, int, float, bool, None, and lists, tuples and dicts of them"
+    )
+
+
+def _decode_value(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode_value(item) for item in value]
+    if isinstance(value, dict):
+        if len(value) == 1 and _TUPLE_TAG in value:
+            return tuple(_decode_value(item) for item in value[_TUPLE_TAG])
+        # Nested mappings come back in the read-only form a Document gives them.
+        return FrozenDict({key: _decode_value(item) for key, item in value.items()})
+    return value
+
+
+def encode_metadata(metadata: Mapping[str, Any]) -> str:
+    """One chunk's metadata as JSON text (TypeError for what JSON cannot give back)."""
+    if not metadata:
+        return "{}"
+    return json.dumps(_encode_value(metadata, ""), ensure_ascii=False, separators=(",", ":"))
+
+
+ID_SEPARATOR = "\x1f"
+
+
+def encode_child_ids(child_ids: tuple[str, ...]) -> str:
+    """Child ids as one string: joined by the unit separator, or (for a hand-made id that
+    holds one, or starts with "[") a JSON array."""
+    if not child_ids:  # a leaf: most rows of a store that keeps children
+        return ""
+    joined = ID_SEPARATOR.join(child_ids)
+    if joined.startswith("[") or joined.count(ID_SEPARATOR) != len(child_ids) - 1:
+        return json.dumps(child_ids, ensure_ascii=False)
+    return joined
+
+
+def decode_child_ids(text: str) -> tuple[str, ...]:
+    """The ids ``encode_child_ids`` was given, as the tuple ``Chunk`` keeps (a list costs the
+    constructor more than the conversion here)."""
+    if not text:
+        return ()
+    if text.startswith("["):
+        return tuple(json.loads(text))
+    return tuple(text.split(ID_SEPARATOR))
+
+
+def decode_metadata(text: str) -> MappingProxyType[str, Any]:
+    """The read-only mapping ``encode_metadata`` was given."""
+    return MappingProxyType({key: _decode_value(value) for key, value in json.loads(text).items()})
+
+
+def rows_of(chunks: list[Chunk]) -> list[tuple[Any, ...]]:
+    """The store's rows for ``chunks``: every field, metadata as JSON (encoded once per
+    mapping object: a document's chunks share one) and child ids as one string."""
+    encoded: dict[int, str] = {}
+    rows = []
+    for chunk in chunks:
+        metadata = chunk.metadata
+        key = id(metadata)
+        metadata_json = encoded.get(key)
+        if metadata_json is None:
+            metadata_json = encoded[key] = encode_metadata(metadata)
+        rows.append(
+            (
+                chunk.id,
+                chunk.text,
+                chunk.document_id,
+                chunk.index,
+                chunk.level,
+                chunk.start_char,
+                chunk.end_char,
+                chunk.start_byte,
+                chunk.end_byte,
+                chunk.parent_id,
+                encode_child_ids(chunk.child_ids),
+                metadata_json,
+            )
+        )
+    return rows
+
+
+def chunks_of(
+    rows: list[tuple[Any, ...]], decoded: dict[str, MappingProxyType[str, Any]]
+) -> list[Chunk]:
+    """The chunks of rows ``rows_of`` made. ``decoded`` keeps decoded metadata across calls
+    (it is read-only, so chunks of one document share one mapping, as the chunker's do);
+    bounded, as a store can hold many."""
+    if len(decoded) > METADATA_CACHE:
+        decoded.clear()
+    child_ids = decode_child_ids
+    chunks: list[Chunk] = []
+    separator = ID_SEPARATOR
+    append = chunks.append
+    # Unpacking each row once (one opcode) costs less than twelve subscripts.
+    for (
+        chunk_id,
+        text,
+        document_id,
+        index,
+        level,
+        start_char,
+        end_char,
+        start_byte,
+        end_byte,
+        parent_id,
+        child_text,
+        metadata_json,
+    ) in rows:
+        metadata = decoded.get(metadata_json)
+        if metadata is None:
+            metadata = decoded[metadata_json] = decode_metadata(metadata_json)
+        if not child_text:
+            children: tuple[str, ...] = ()
+        elif child_text[0] == "[":
+            children = child_ids(child_text)
+        else:
+            children = tuple(child_text.split(separator))
+        append(
+            Chunk(
+                chunk_id,
+                text,
+                document_id,
+                index,
+                level,
+                start_char,
+                end_char,
+                start_byte,
+                end_byte,
+                parent_id,
+                children,
+                metadata,
+            )
+        )
+    return chunks
