@@ -12,6 +12,8 @@
 //! - `output/`: the command line's writers (JSON Lines records, Arrow-ready columns) over a
 //!   cut tree;
 //! - `store/`: the rows of the `SQLite` store over a cut tree, and a new store filled in bulk;
+//! - `job/`: the job over many documents: walking folders, reading files, cutting a batch
+//!   and collecting its chunks into any of the outputs above (one loop for all of them);
 //! - `py/` (behind the `python` feature): the `PyO3` bindings, the only files that know Python,
 //!   so `cargo test` runs with no interpreter.
 #![warn(missing_docs, clippy::pedantic)]
@@ -21,6 +23,7 @@
 pub mod engine;
 pub mod error;
 pub mod ids;
+pub mod job;
 pub mod markdown;
 pub mod output;
 pub mod sizing;

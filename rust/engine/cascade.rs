@@ -3,12 +3,7 @@
 //! `Cascade`) or by seeking (`SeekStage`, `seek_level`). Both write their records through
 //! one [`LevelWriter`] per level; which one runs is decided in `tree.rs` (`cut_levels`).
 //!
-//! Performance notes: a document's working buffers (its char index, line mask, every
-//! level's atoms, spans and records) are kept per thread and reused by the next document
-//! ([`Scratch`]): allocating them per document was 13% of the engine on markdown-en's short
-//! files. Cutting each level over the whole document in turn kept every atom of a level for
-//! the next and read the text once per level; past the caches that took 3.5x the time for
-//! twice the text, the cascade 2x (see `benches/NOTES.md`).
+//! Speed: `benches/NOTES.md`, under `rust/engine/cascade.rs`.
 
 use std::cell::RefCell;
 

@@ -12,18 +12,7 @@
 //!
 //! [`Merge::Boundary`]: super::config::Merge::Boundary
 //!
-//! Performance notes: with an additive sizer (chars, bytes) no merged text is ever measured
-//! again: a chunk's size is the running sum of atom sizes and the gaps between them, and the
-//! overlap candidates' sizes are derived from one measurement of the window by subtraction.
-//! Atoms are merged as they come ([`Merger::advance`]) instead of after the whole range is
-//! split: a first version held every atom of the document, 400 MB for 10 MB of "a a a ..."
-//! (5 million one-word atoms, kept twice for the level below); now the peak is 2 MB and
-//! the speed on the corpus is unchanged (within 2%).
-//! Ending at the coarsest cut costs one walk back over a closed chunk's atoms, with the
-//! level of the cut before each atom kept in the atom (no search in the text).
-//! Other sizers (tokens) pack in `pack.rs`: summed atom counts propose a chunk, one exact
-//! count checks it; a growing chunk is never measured atom by atom. They get every atom of
-//! the range at once.
+//! Speed: `benches/NOTES.md`, under `rust/engine/merge.rs`.
 
 use super::atom::Atom;
 use super::config::KeepSeparator;

@@ -1,17 +1,7 @@
 //! Packing for sizers that are not additive (tokens, a Python callable): the count of a
 //! joined text is not the sum of its parts, so every chunk is checked exactly.
 //!
-//! Performance notes: re-measuring a growing chunk for every atom made token chunking
-//! quadratic in the chunk size (a 1024-token parent re-encoded once per sentence). Now every
-//! atom (and every gap between atoms) is measured once, when it is found; a chunk is proposed
-//! by summing those counts and measured exactly once. Only when the exact count exceeds the
-//! limit is the proposal shrunk, by binary search over its atoms (each step one exact count);
-//! when the exact count leaves room for the next atom (BPE merges across the joins, so a sum
-//! over-estimates), the proposal grows again from the exact count, and when the sums say
-//! the next atom does not fit, one exact count checks it (galloping on when it does), so the
-//! run is the longest that fits: a chunk that ends at the coarsest cut needs all of it.
-//! Byte-level BPE gives a free upper bound (one token per byte at most): a proposal whose
-//! byte length fits is not encoded at all.
+//! Speed: `benches/NOTES.md`, under `rust/engine/pack.rs`.
 //!
 //! Runs of graphemes (a piece no separator cuts) were packed the same way, by summing
 //! per-grapheme counts: eight "x" are one token, not eight, so `"x" * 20000` at 512 tokens

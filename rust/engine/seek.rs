@@ -19,13 +19,7 @@
 //! whitespace only (overlapping matches there only move a cut inside a run of whitespace,
 //! which trimming removes).
 //!
-//! Performance notes (the full record is in `benches/NOTES.md`): separators' first bytes
-//! found by `memchr` / `memrchr` and checked in place (no searcher built per call); line
-//! feeds found in the text's SIMD bit mask (`text::lines`); searches in windows that double,
-//! so a pattern absent from a long piece is not searched to its end for every chunk; the
-//! path of pieces kept from one chunk to the next, its memory per thread; memory asked for
-//! ahead of the walk on texts of 1 MB and more. About 0.55x the atom engine's time on the
-//! corpus.
+//! Speed: `benches/NOTES.md`, under `rust/engine/seek.rs`.
 
 use super::plan::{Pattern, Splitter};
 use crate::sizing::CharIndex;

@@ -21,14 +21,7 @@
 //! merge up to the size, but a chunk never ends inside a section it entered, and never runs
 //! from one section into a section of a higher level or of another parent heading.
 //!
-//! Performance notes (release build, markdown-en, 1.22 MB, one thread): the parse is most of
-//! the cost. pulldown-cmark's block pass takes 1.7 ms and walking the events (which parses
-//! every paragraph's inlines, needed only for headings; the parser has no block-only mode)
-//! 1.15 ms; its options make no measurable difference. The parse runs once per document for
-//! every level (`tree::tree_spans_outlined`) and the same outline gives the heading paths, so
-//! `ParentChildChunker(2000, 400, parent_chunker="markdown").spans` costs 4.6 ms against
-//! 1.3 ms for plain text. Cut positions are sorted lists searched by bisection per piece:
-//! no pass over the text besides the parse.
+//! Speed: `benches/NOTES.md`, under `rust/markdown/mod.rs`.
 
 pub mod outline;
 

@@ -124,7 +124,7 @@ pub fn arrow_texts<'a>(data: &'a [u8], offsets: &[i64]) -> Result<Vec<&'a str>, 
         // The row that is not UTF-8, and where, as the command line words it.
         for (row, pair) in offsets.windows(2).enumerate() {
             if let Some((from, to)) = span(pair[0], pair[1]) {
-                super::files::utf8_text(&data[from..to])
+                crate::text::decode::utf8_text(&data[from..to])
                     .map_err(|message| format!("row {row}: {message}"))?;
             }
         }

@@ -2,28 +2,12 @@
 //! (JSON Lines bytes, or columns for Parquet), so that no Python object is made per chunk and
 //! no pass over the text happens in Python.
 //!
-//! Performance notes (release build, one thread, a shared 2-core machine, so +-30%):
-//! - `json.dumps` of one dict per chunk, the job's first version, ran at 13 MB/s on the
-//!   corpus, `orjson` over the same `Chunk` objects at 36 MB/s; this writer, cutting
-//!   included, at 208 MB/s (`benches/results/cli.md`).
-//! - Writing costs more than cutting: the spans come at 1.2-2 GB/s, JSON Lines at 215-260
-//!   MB/s and columns at 230-690 MB/s. On large documents the output buffer grown record by
-//!   record cost more than escaping (copies and page faults; perf): sized once per batch and
-//!   per document, one 650 KB book went from 74 to 263 MB/s.
-//! - The text is escaped once per document, not once per level (`jsonl::EscapedText`).
-//! - The command line's files are read here (`files`), the records written to the output's
-//!   descriptor from the buffer they were made in, and the buffers reused (`buffer`,
-//!   `recycle`): per-file Python, a copy of every record into `bytes` and fresh pages per
-//!   batch had been a third of a run's CPU (`benches/NOTES.md`, the command line job).
+//! Speed: the measurements behind these files are in `benches/NOTES.md`.
 
 pub mod columns;
-pub mod files;
 pub mod jsonl;
 pub mod parquet;
-pub mod prefetch;
-pub mod settle;
 pub mod sizes;
-pub mod walk;
 
 use std::sync::Mutex;
 

@@ -7,13 +7,7 @@
 //! elsewhere. Here a [`GroupEncoder`] runs in the worker with the cut (GIL released) and
 //! [`ParquetFile::append`] only copies the encoded pages to the file.
 //!
-//! Performance notes (`benches/cli.py`, the 99 MB folder; `benches/NOTES.md`): on one
-//! thread, arrow-rs encodes 198 MB of chunk text in 0.23 s plain, 0.51 s with LZ4 and 0.61 s
-//! with snappy: compression is most of the encoding, so the codec is a setting
-//! (`Codec`). What won since: rows in pre-order (`Columns::push_document`), so a child's
-//! text is a copy of its parent's within the codec's 64 KB window (file 120 -> 89 MB,
-//! snappy a third faster); a 1 MB `BufWriter` under the file writer (8 KB writes before);
-//! no truncation of the new, empty temporary file (ext4 flushed it on close: up to 165 ms).
+//! Speed: `benches/NOTES.md`, under `rust/output/parquet.rs`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter};

@@ -43,11 +43,11 @@ unsafe impl Element for SpanRecord {
 /// A span table as a numpy structured array, one row per chunk, fields [`SPAN_COLUMNS`]: the
 /// table's memory becomes the array's, no copy (viewing an (n, 7) int array as records cost
 /// numpy about 0.8 us per call, two fifths of `spans` on a short document).
-pub(super) fn table_to_numpy(py: Python<'_>, table: SpanTable) -> Bound<'_, PyArray1<SpanRecord>> {
+pub(crate) fn table_to_numpy(py: Python<'_>, table: SpanTable) -> Bound<'_, PyArray1<SpanRecord>> {
     table.records.into_pyarray(py)
 }
 
-pub(super) fn rows_to_numpy<const N: usize>(
+pub(crate) fn rows_to_numpy<const N: usize>(
     py: Python<'_>,
     rows: Vec<[i64; N]>,
 ) -> PyResult<Bound<'_, PyArray2<i64>>> {
@@ -62,7 +62,7 @@ pub(super) fn rows_to_numpy<const N: usize>(
 /// numpy lets an array's memory be misaligned for its dtype (a view of a buffer at an odd
 /// offset), and `as_array` hands out Rust references to its items, which must be aligned:
 /// such an array is first copied by numpy into aligned memory.
-pub(super) fn int_rows<const N: usize>(
+pub(crate) fn int_rows<const N: usize>(
     name: &str,
     array: &PyReadonlyArray2<'_, i64>,
 ) -> PyResult<Vec<[i64; N]>> {
@@ -89,7 +89,7 @@ pub(super) fn int_rows<const N: usize>(
         .collect())
 }
 
-pub(super) fn non_negative(setting: &'static str, value: i64) -> PyResult<usize> {
+pub(crate) fn non_negative(setting: &'static str, value: i64) -> PyResult<usize> {
     usize::try_from(value).map_err(|_| {
         ChunkError::setting(
             setting,
@@ -100,12 +100,12 @@ pub(super) fn non_negative(setting: &'static str, value: i64) -> PyResult<usize>
 }
 
 #[allow(clippy::cast_possible_wrap)]
-pub(super) fn as_i64(value: usize) -> i64 {
+pub(crate) fn as_i64(value: usize) -> i64 {
     value as i64
 }
 
 /// A `workers` argument: None (every core) or a positive count.
-pub(super) fn worker_count(workers: Option<i64>) -> PyResult<Option<usize>> {
+pub(crate) fn worker_count(workers: Option<i64>) -> PyResult<Option<usize>> {
     match workers {
         None => Ok(None),
         Some(count) if count >= 1 => Ok(Some(non_negative("workers", count)?)),

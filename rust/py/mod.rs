@@ -31,17 +31,15 @@ use crate::table::SPAN_COLUMNS;
 
 mod chunk;
 mod convert;
-mod documents;
+mod engine;
 mod frameworks;
-mod outline;
+mod job;
+mod markdown;
 mod output;
-mod parquet;
-mod rows;
-mod sizer;
-mod spans;
-mod splitter;
-mod tree;
-mod walk;
+mod sizing;
+mod store;
+mod table;
+mod text;
 
 impl From<ChunkError> for PyErr {
     fn from(error: ChunkError) -> Self {
@@ -97,28 +95,49 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add("SPAN_COLUMNS", PyTuple::new(module.py(), SPAN_COLUMNS)?)?;
     module.add("BLANK_CHARS", crate::text::chars::blank_chars())?;
-    module.add_class::<splitter::PySplitter>()?;
+    module.add_class::<engine::splitter::PySplitter>()?;
     module.add_class::<chunk::PyChunk>()?;
-    module.add_class::<outline::PyOutline>()?;
-    module.add_class::<tree::PyTree>()?;
-    module.add_class::<frameworks::PyModelShape>()?;
-    module.add_function(wrap_pyfunction!(documents::build_chunks, module)?)?;
-    module.add_function(wrap_pyfunction!(documents::chunk_documents, module)?)?;
-    module.add_function(wrap_pyfunction!(frameworks::langchain_documents, module)?)?;
-    module.add_function(wrap_pyfunction!(frameworks::haystack_documents, module)?)?;
-    module.add_function(wrap_pyfunction!(frameworks::langchain_cut, module)?)?;
-    module.add_function(wrap_pyfunction!(frameworks::haystack_cut, module)?)?;
-    module.add_function(wrap_pyfunction!(splitter::py_default_separators, module)?)?;
-    module.add_function(wrap_pyfunction!(splitter::sentence_separator, module)?)?;
-    module.add_function(wrap_pyfunction!(splitter::forget_token_counts, module)?)?;
-    module.add_function(wrap_pyfunction!(spans::level_spans, module)?)?;
-    module.add_function(wrap_pyfunction!(spans::char_spans_to_bytes, module)?)?;
-    module.add_function(wrap_pyfunction!(spans::chunk_ids, module)?)?;
-    module.add_function(wrap_pyfunction!(spans::text_id, module)?)?;
+    module.add_class::<markdown::PyOutline>()?;
+    module.add_class::<engine::tree::PyTree>()?;
+    module.add_class::<frameworks::shape::PyModelShape>()?;
+    module.add_function(wrap_pyfunction!(chunk::build::build_chunks, module)?)?;
+    module.add_function(wrap_pyfunction!(chunk::build::chunk_documents, module)?)?;
+    module.add_function(wrap_pyfunction!(
+        frameworks::langchain::langchain_documents,
+        module
+    )?)?;
+    module.add_function(wrap_pyfunction!(
+        frameworks::haystack::haystack_documents,
+        module
+    )?)?;
+    module.add_function(wrap_pyfunction!(
+        frameworks::langchain::langchain_cut,
+        module
+    )?)?;
+    module.add_function(wrap_pyfunction!(
+        frameworks::haystack::haystack_cut,
+        module
+    )?)?;
+    module.add_function(wrap_pyfunction!(
+        engine::splitter::py_default_separators,
+        module
+    )?)?;
+    module.add_function(wrap_pyfunction!(
+        engine::splitter::sentence_separator,
+        module
+    )?)?;
+    module.add_function(wrap_pyfunction!(
+        engine::splitter::forget_token_counts,
+        module
+    )?)?;
+    module.add_function(wrap_pyfunction!(table::level_spans, module)?)?;
+    module.add_function(wrap_pyfunction!(table::char_spans_to_bytes, module)?)?;
+    module.add_function(wrap_pyfunction!(table::chunk_ids, module)?)?;
+    module.add_function(wrap_pyfunction!(table::text_id, module)?)?;
     module.add_function(wrap_pyfunction!(panic_for_tests, module)?)?;
+    job::register(module)?;
     output::register(module)?;
-    parquet::register(module)?;
-    rows::register(module)?;
-    walk::register(module)?;
+    store::register(module)?;
+    text::register(module)?;
     Ok(())
 }

@@ -1,35 +1,7 @@
 //! A new store filled in bulk: the rows of whole batches of documents inserted through
 //! `SQLite`'s C interface, with no Python object per row and no interpreter lock held.
 //!
-//! Performance notes (the store's rows of the shared corpus copied 20 times: 355,000 rows,
-//! 198 MB of chunk text, 320 MB of file, on the loaded 2-core machine; CPU seconds):
-//! - Python's `sqlite3` spent about 13 us a row here, most of it binding twelve Python
-//!   objects (each text encoded to UTF-8 again) and waiting for the interpreter lock after
-//!   every row it stepped. Bound from the document's own UTF-8 the same upserts took 2.0-2.3
-//!   s, and run while the workers cut the next batches.
-//! - Then the unique id index: ids come in random order, so each row seeked it twice (the
-//!   upsert's conflict check, then the insert; `sqlite3BtreeIndexMoveto` was the top of the
-//!   profile), and with `SQLite`'s default 2 MB page cache its pages were evicted by the
-//!   table's streaming past and read back at every insert (sys time above user time). Plain
-//!   inserts took 1.3 s; with no index at all during the load (a new store's indexes are
-//!   dropped by the caller and built at the end, one sort each) 0.65-0.9 s, plus 0.7 s for
-//!   building both indexes: 1.5 s against 2.5 s.
-//! - The position index (`document_id, level, idx`) kept during the load (its keys come
-//!   nearly in order): on a loaded machine the load took 0.4 s more and the end 0.3 s less;
-//!   on a quiet one 0.12 s more and 0.12 s less, and since the load runs while the workers
-//!   cut and the end runs alone, two workers finish 6% sooner (0.69 -> 0.65 s), so the
-//!   caller keeps it (`_store_schema.BULK_LOAD_SETUP`). A 64 MiB cache, `mmap_size` and one
-//!   transaction for the whole load instead of one per batch: no difference beyond the
-//!   noise. `PRAGMA threads = 2` for the index sorts, measured alone on the built table
-//!   (alternating, four runs each): 0.65-0.77 s against 0.86-0.92, so the caller's finishing
-//!   statements set it (`_store_schema.BULK_LOAD_FINISH`).
-//! - Several rows a statement (`Statements::insert_chunks`, `VALUES (...), (...)`): each
-//!   execution of an `INSERT` opens the table's and the position index's cursors and runs
-//!   the statement's program from its start, once per statement, not per row. On the quiet
-//!   2-core machine (best of 5, alternated): 1 row a statement, one worker 1.00 s and two
-//!   0.65 s; 8 rows 0.93 and 0.59 s; 32 rows 0.94 and 0.61; 128 rows 0.95 and 0.62. The
-//!   writer's inserts went 0.43-0.46 -> 0.38-0.39 s. Eight it is
-//!   (`_store_schema.BULK_ROWS`).
+//! Speed: `benches/NOTES.md`, under `rust/store/sqlite.rs`.
 
 use std::collections::HashSet;
 use std::path::Path;

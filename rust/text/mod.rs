@@ -2,12 +2,14 @@
 //! trimming, the separator search, the line-feed mask, and spans in bytes and chars.
 //!
 //! - `chars.rs`: char counts, whitespace as Python sees it, trimming, absent bytes, prefetch;
+//! - `decode.rs`: a file's bytes as text (binary or not, UTF-8, UTF-16 or UTF-32 by its mark);
 //! - `search.rs`: one separator level's matches, leftmost-longest;
 //! - `sentences.rs`: words, sentences (UAX #29), passages and pages, counted and cut at;
 //! - `lines.rs`: the text's line feeds as a bit mask (SIMD), for seeking;
 //! - `span.rs`: a chunk's byte and char span, and byte <-> char offset conversion.
 
 pub mod chars;
+pub mod decode;
 pub mod lines;
 pub(crate) mod search;
 pub mod sentences;

@@ -1,13 +1,7 @@
 //! Finding one separator level's matches in a piece of text (leftmost-longest,
 //! non-overlapping), as fast as the level allows.
 //!
-//! Performance notes (the full record is in `benches/NOTES.md`): one `memmem` pass per
-//! pattern (its SIMD pair prefilter skips single line breaks in bulk), merged into
-//! leftmost-longest order, beat one `aho-corasick` automaton per level (878 against 503 MB/s
-//! on gutenberg) for levels of up to eight patterns; the automaton stays for bigger sets.
-//! Patterns holding a byte the text lacks are masked out per text, a bit mask per level.
-//! A level of sentence boundaries ([`SENTENCES`]) is no pattern at all: its matches are the
-//! whitespace between UAX #29 sentences (`sentences.rs`).
+//! Speed: `benches/NOTES.md`, under `rust/text/search.rs`.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use memchr::memmem::{FindIter, Finder};

@@ -13,21 +13,7 @@
 //!   default separators' first level finds them, leftmost first).
 //! - A *page* is a non-blank piece between form feeds ("\f").
 //!
-//! Performance notes: `unicode-segmentation`'s sentence segmenter runs at about 13 MB/s
-//! (pg84, 438 KB: 34 ms a pass, release build), and chunking in sentences counts every
-//! piece and every chunk, several passes per level. It now runs only on short windows
-//! around the chars after which a sentence can end (see `for_each_bound`): 2.9 ms a pass,
-//! the same boundaries (checked on random text and the whole corpus against one pass over
-//! the text). What won next, on markdown-zh at {10, 3} sentences (about 2.2x in all):
-//! - candidates are found with a table of the bytes that can start one, eight bytes at a
-//!   time (decoding every char and searching the terminator table was 30% of the time);
-//! - the two commonest ends need no segmenter: a paragraph break, and "。" (or "！", "？")
-//!   before a CJK letter (`ends_for_sure`; the segmenter's windows were a third);
-//! - only a window that holds a line break is copied, with its lone breaks as spaces,
-//!   built from the text's slices (a copy of the whole text, and a UTF-8 check of it, per
-//!   count was a tenth);
-//! - a count stops once it passes the chunk size (`count_sentences_up_to`): a piece that is
-//!   far too big costs what the size is, not what the piece is.
+//! Speed: `benches/NOTES.md`, under `rust/text/sentences.rs`.
 //!
 //! Words are counted eight bytes at a time (SWAR) up to the lead byte of a non-ASCII blank
 //! char, and looked up in a per-text index while a text is chunked (`sizing/word_index.rs`).

@@ -5,13 +5,7 @@
 //! Token counts are not additive: the engine packs by summing the counts of pieces, then
 //! checks every chunk with one exact count of its own text (see `engine/pack.rs`).
 //!
-//! Performance notes (the full record is in `benches/NOTES.md`): chunking counts every byte
-//! about three times, so while a text is chunked each merged piece's count (tiktoken,
-//! `tiktoken.rs`) or word's count (`HuggingFace` tokenizers that cut at whitespace or at
-//! GPT-2's pieces, `hugging_face.rs`) is kept in a per-thread memo (`memo.rs`) and merged
-//! once; tiktoken's pattern is answered by hand (`pretoken.rs`, every character classed as
-//! fancy-regex classes it; 4-7x fancy-regex in English, 4-17x in Chinese). Chunking in `o200k_base` then costs 0.6-1.1x one plain encoding of the
-//! text, in all-MiniLM-L6-v2 0.4x.
+//! Speed: `benches/NOTES.md`, under `rust/sizing/token/mod.rs`.
 
 use std::fmt;
 

@@ -18,16 +18,16 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// The Python exception of a Parquet error: `OSError` (with its errno) for a failed write,
 /// `ValueError` otherwise.
-pub(super) fn parquet_error(py: Python<'_>, error: &::parquet::errors::ParquetError) -> PyErr {
+pub(crate) fn parquet_error(py: Python<'_>, error: &::parquet::errors::ParquetError) -> PyErr {
     match parquet::io_error(error) {
-        Some(io) => super::output::os_error(py, io),
+        Some(io) => super::jsonl::os_error(py, io),
         None => PyValueError::new_err(format!("Parquet output: {error}")),
     }
 }
 
 /// A Parquet file being written: `append` each encoded batch in order, then `close`.
 #[pyclass(name = "ParquetFile", module = "spanchunk._core")]
-pub(super) struct PyParquetFile {
+pub(crate) struct PyParquetFile {
     file: Option<ParquetFile>,
 }
 
@@ -94,19 +94,19 @@ impl PyParquetFile {
 
 /// The schema, properties and codec of one Parquet file, for the workers.
 #[pyclass(name = "ParquetEncoder", module = "spanchunk._core", frozen)]
-pub(super) struct PyParquetEncoder {
-    pub(super) inner: Encoder,
+pub(crate) struct PyParquetEncoder {
+    pub(crate) inner: Encoder,
 }
 
 /// One batch's chunks encoded as a row group, waiting for `ParquetFile.append`.
 #[pyclass(name = "ParquetGroup", module = "spanchunk._core", frozen)]
-pub(super) struct PyParquetGroup {
+pub(crate) struct PyParquetGroup {
     inner: Mutex<Option<EncodedGroup>>,
     rows: usize,
 }
 
 impl PyParquetGroup {
-    pub(super) fn new(group: EncodedGroup) -> Self {
+    pub(crate) fn new(group: EncodedGroup) -> Self {
         Self {
             rows: group.rows(),
             inner: Mutex::new(Some(group)),

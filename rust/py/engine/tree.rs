@@ -7,10 +7,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use super::convert::{table_to_numpy, worker_count};
 use super::splitter::{splitters, PySplitter};
 use crate::engine::{self, Splitter};
 use crate::error::ChunkError;
+use crate::py::convert::{table_to_numpy, worker_count};
 use crate::table::{SpanRecord, SpanTable};
 
 /// The levels of a chunker, top first, held by the core: each call passes only its texts.
@@ -33,7 +33,7 @@ impl PyTree {
         text: &str,
         cut: fn(&[&Splitter], &str) -> Result<SpanTable, ChunkError>,
     ) -> PyResult<Bound<'py, PyArray1<SpanRecord>>> {
-        let table = super::detach(py, || cut(&self.borrowed(), text))??;
+        let table = crate::py::detach(py, || cut(&self.borrowed(), text))??;
         Ok(table_to_numpy(py, table))
     }
 }
@@ -82,7 +82,7 @@ impl PyTree {
         workers: Option<i64>,
     ) -> PyResult<Vec<Bound<'py, PyArray1<SpanRecord>>>> {
         let workers = worker_count(workers)?;
-        let tables = super::detach(py, || {
+        let tables = crate::py::detach(py, || {
             let texts: Vec<&str> = texts.iter().map(|text| &**text).collect();
             engine::tree_spans_many(&self.borrowed(), &texts, workers)
         })??;

@@ -8,8 +8,8 @@ use crate::sizing::{SizeError, Sizer};
 
 /// A Python callable `str -> int` as a sizer: the documented slow path, which attaches to the
 /// interpreter (takes the GIL) for every measurement.
-pub(super) struct CallableSizer {
-    pub(super) function: Py<PyAny>,
+pub(crate) struct CallableSizer {
+    pub(crate) function: Py<PyAny>,
 }
 
 impl std::fmt::Debug for CallableSizer {

@@ -6,19 +6,19 @@ use numpy::PyArray2;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use super::convert::{as_i64, non_negative, rows_to_numpy};
-use super::sizer::CallableSizer;
 use crate::engine::{
     default_separators_for, KeepSeparator, Merge, Splitter, SplitterConfig, Structure,
 };
 use crate::error::ChunkError;
+use crate::py::convert::{as_i64, non_negative, rows_to_numpy};
+use crate::py::sizing::CallableSizer;
 use crate::sizing::token::TokenSizer;
 use crate::sizing::{SegmentUnit, Sizer, Unit};
 
 /// The sizer of `unit` when it is not "char" or "byte" (`None` for those): "token" needs
 /// exactly one of a tiktoken encoding name, a tokenizer.json text, or a callable; "word",
 /// "sentence", "passage" and "page" none.
-pub(super) fn token_sizer(
+pub(crate) fn token_sizer(
     unit: &str,
     encoding: Option<&str>,
     tokenizer_json: Option<&str>,
@@ -43,7 +43,7 @@ pub(super) fn token_sizer(
 /// One level of the splitting engine.
 #[pyclass(frozen, name = "Splitter", module = "spanchunk._core")]
 pub struct PySplitter {
-    pub(super) inner: Arc<Splitter>,
+    pub(crate) inner: Arc<Splitter>,
 }
 
 #[pymethods]
@@ -137,7 +137,7 @@ impl PySplitter {
     /// The size of `text` in this splitter's unit.
     fn measure(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<usize> {
         let splitter = Arc::clone(&self.inner);
-        Ok(super::detach(py, || {
+        Ok(crate::py::detach(py, || {
             splitter.sizer().size(&text).map_err(ChunkError::from)
         })??)
     }
@@ -162,7 +162,7 @@ impl PySplitter {
         text: PyBackedStr,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         let splitter = Arc::clone(&self.inner);
-        let spans = super::detach(py, || splitter.spans(&text))??;
+        let spans = crate::py::detach(py, || splitter.spans(&text))??;
         let rows = spans
             .iter()
             .map(|span| {
@@ -178,7 +178,7 @@ impl PySplitter {
     }
 }
 
-pub(super) fn splitters(levels: &[Bound<'_, PySplitter>]) -> Vec<Arc<Splitter>> {
+pub(crate) fn splitters(levels: &[Bound<'_, PySplitter>]) -> Vec<Arc<Splitter>> {
     levels
         .iter()
         .map(|level| Arc::clone(&level.get().inner))
@@ -188,19 +188,19 @@ pub(super) fn splitters(levels: &[Bound<'_, PySplitter>]) -> Vec<Arc<Splitter>> 
 /// Drops the token counts that chunking keeps per tokenizer (merged tiktoken pieces, words),
 /// so that the next chunking starts cold: benchmarks call it between repetitions.
 #[pyfunction]
-pub(super) fn forget_token_counts() {
+pub(crate) fn forget_token_counts() {
     crate::sizing::token::forget_counts();
 }
 
 /// The default separator levels of `unit`, coarsest first.
 #[pyfunction(name = "default_separators")]
 #[pyo3(signature = (unit = "char"))]
-pub(super) fn py_default_separators(unit: &str) -> Vec<Vec<String>> {
+pub(crate) fn py_default_separators(unit: &str) -> Vec<Vec<String>> {
     default_separators_for(unit)
 }
 
 /// The separator that stands for a level of sentence boundaries (`spanchunk.SENTENCES`).
 #[pyfunction]
-pub(super) fn sentence_separator() -> &'static str {
+pub(crate) fn sentence_separator() -> &'static str {
     crate::text::sentences::SENTENCES
 }

@@ -1,5 +1,5 @@
-//! Bindings of the store's rows (`store/`): a batch of files' bytes cut into the rows of the
-//! `SQLite` store with the GIL released, then either written into a new store with no Python
+//! Bindings of the store's rows (`store/`): a batch cut for the store (`cut_for_store`, the
+//! job's batch into `job::collect::StoreRows`), then either written into a new store with no Python
 //! object per row (`StoreWriter`) or handed to Python as the tuples `sqlite3` binds (an
 //! existing store, updated through `SqliteRegistry`).
 
@@ -14,16 +14,14 @@ use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::PyTuple;
 
-use super::output::PyChunkSizes;
-use super::splitter::{splitters, PySplitter};
-use crate::engine::{tree, Splitter};
 use crate::error::ChunkError;
-use crate::output::files::decode_text;
-use crate::output::sizes::ChunkSizes;
+use crate::job::batch::{self, Chunkers, Documents, Failure, Inputs};
+use crate::job::collect::{StoreDocument, StoreRows};
 use crate::output::Document;
+use crate::py::detach;
+use crate::py::engine::splitter::{splitters, PySplitter};
+use crate::py::output::sizes::PyChunkSizes;
 use crate::store::sqlite::{BulkWriter, Statements, StoredDocument};
-use crate::store::DocumentRows;
-use crate::table::SpanTable;
 
 /// Registers the classes and functions of this file in the `_core` module.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -32,28 +30,23 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(cut_for_store, module)?)
 }
 
-/// What the store records of a file: size, mtime_ns, ctime_ns, inode.
-type FileState = (i64, i64, i64, i64);
-
-/// One document cut for the store.
-struct CutDocument {
-    text: String,
-    document_id: String,
-    content_hash: String,
-    file_state: Option<[i64; 4]>,
-    table: SpanTable,
-    rows: DocumentRows,
-}
-
 /// The documents of a batch cut by one chunker, ready to be stored: their texts, span tables
 /// and rows, kept in the core.
 #[pyclass(frozen, name = "StoreBatch", module = "spanchunk._core")]
 pub struct PyStoreBatch {
     fingerprint: String,
-    documents: Vec<CutDocument>,
+    documents: Vec<StoreDocument>,
 }
 
 impl PyStoreBatch {
+    /// The documents of a batch cut with the chunker of `fingerprint`.
+    pub(crate) fn new(fingerprint: String, documents: Vec<StoreDocument>) -> Self {
+        Self {
+            fingerprint,
+            documents,
+        }
+    }
+
     fn stored(&self) -> impl Iterator<Item = StoredDocument<'_>> {
         self.documents.iter().map(|cut| StoredDocument {
             document: Document {
@@ -115,6 +108,9 @@ impl PyStoreBatch {
     }
 }
 
+/// What the store records of a file: size, mtime_ns, ctime_ns, inode.
+type FileState = (i64, i64, i64, i64);
+
 /// What `cut_for_store` returns: the batch, each document's error (None: cut), and the char
 /// length of every chunk cut, by level.
 type Cut<'py> = (Bound<'py, PyStoreBatch>, Vec<Option<String>>, PyChunkSizes);
@@ -144,59 +140,37 @@ fn cut_for_store<'py>(
             file_states.len()
         )));
     }
-    let owned = splitters(&levels);
-    let (documents, errors, sizes) = super::detach(py, || {
-        let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
-        let mut documents = Vec::with_capacity(count);
-        let mut errors = Vec::with_capacity(count);
-        let mut sizes = ChunkSizes::default();
-        for position in 0..count {
-            let data: &[u8] = &datas[position];
-            let decoded = match decode_text(data) {
-                Ok(text) => text,
-                Err(message) => {
-                    errors.push(Some(message));
-                    continue;
-                }
-            };
-            let text: &str = &decoded;
-            let (table, outline) = match tree::tree_spans_outlined(&borrowed, text) {
-                Ok(cut) => cut,
-                Err(error) => {
-                    errors.push(Some(error.to_string()));
-                    continue;
-                }
-            };
-            let document_id: &str = &document_ids[position];
-            let document = Document {
-                text,
-                source: document_id,
-                document_id,
-                fingerprint: &fingerprint,
-            };
-            let rows = DocumentRows::new(&document, &table, outline.as_ref());
-            sizes.push_table(&borrowed, text, &table);
-            documents.push(CutDocument {
-                text: text.to_owned(),
-                document_id: document_id.to_owned(),
-                content_hash: content_hashes[position].to_string(),
-                file_state: file_states[position]
-                    .map(|(size, mtime, ctime, inode)| [size, mtime, ctime, inode]),
-                table,
-                rows,
-            });
-            errors.push(None);
-        }
-        (documents, errors, sizes)
+    let bytes: Vec<&[u8]> = datas.iter().map(|data| &**data).collect();
+    let ids: Vec<Option<&str>> = document_ids.iter().map(|id| Some(&**id)).collect();
+    let hashes: Vec<&str> = content_hashes.iter().map(|hash| &**hash).collect();
+    let states: Vec<Option<[i64; 4]>> = file_states
+        .iter()
+        .map(|state| state.map(|(size, mtime, ctime, inode)| [size, mtime, ctime, inode]))
+        .collect();
+    let chunkers = Chunkers::one(splitters(&levels), fingerprint.clone(), count);
+    let (documents, outcome) = detach(py, || {
+        let mut rows = StoreRows::new(&hashes, &states);
+        let documents = Documents {
+            inputs: Inputs::Bytes(&bytes),
+            sources: None,
+            ids: Some(&ids),
+        };
+        let outcome = batch::run(&chunkers, &documents, &mut rows);
+        (rows.documents, outcome)
     })?;
-    let batch = Bound::new(
-        py,
-        PyStoreBatch {
-            fingerprint,
-            documents,
+    let errors = outcome
+        .failures
+        .iter()
+        .map(|failure| failure.as_ref().map(Failure::message))
+        .collect();
+    let batch = Bound::new(py, PyStoreBatch::new(fingerprint, documents))?;
+    Ok((
+        batch,
+        errors,
+        PyChunkSizes {
+            inner: outcome.sizes,
         },
-    )?;
-    Ok((batch, errors, sizes.into()))
+    ))
 }
 
 /// A new store being filled in bulk (see `store::sqlite::BulkWriter`): the file must not be
@@ -213,7 +187,7 @@ impl PyStoreWriter {
         py: Python<'_>,
         work: impl Send + FnOnce(&mut BulkWriter) -> Result<T, ChunkError>,
     ) -> PyResult<T> {
-        Ok(super::detach(py, || {
+        Ok(crate::py::detach(py, || {
             let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
             match writer.as_mut() {
                 Some(writer) => work(writer),
@@ -241,7 +215,7 @@ impl PyStoreWriter {
             insert_document,
             delete_chunks,
         };
-        let writer = super::detach(py, || BulkWriter::open(&path, setup, statements))??;
+        let writer = crate::py::detach(py, || BulkWriter::open(&path, setup, statements))??;
         Ok(Self {
             writer: Mutex::new(Some(writer)),
         })
@@ -263,7 +237,7 @@ impl PyStoreWriter {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         match writer {
-            Some(writer) => Ok(super::detach(py, || writer.finish(sql))??),
+            Some(writer) => Ok(crate::py::detach(py, || writer.finish(sql))??),
             None => Err(ChunkError::Store("the store writer is closed".to_owned()).into()),
         }
     }

@@ -1,4 +1,4 @@
-//! Listing folders ahead of the walk, on helper threads: the walk (`output/walk.rs`) takes
+//! Listing folders ahead of the walk, on helper threads: the walk (`job/walk.rs`) takes
 //! each folder's sorted entries from here when a helper has listed it already, waits when
 //! one is listing it, and lists it itself otherwise, so the order and the events stay those
 //! of the walk alone.

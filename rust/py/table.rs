@@ -7,10 +7,10 @@ use numpy::{PyArray2, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use super::convert::{as_i64, int_rows, rows_to_numpy};
-use super::splitter::PySplitter;
 use crate::engine;
 use crate::ids;
+use crate::py::convert::{as_i64, int_rows, rows_to_numpy};
+use crate::py::engine::splitter::PySplitter;
 use crate::table::SPAN_COLUMNS;
 use crate::text::span;
 
@@ -30,7 +30,7 @@ fn table_rows(spans: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<[i64; 7]>> {
 /// One level cut inside parent byte spans: (n, 5) parent, start_byte, end_byte, start_char,
 /// end_char.
 #[pyfunction]
-pub(super) fn level_spans<'py>(
+pub(crate) fn level_spans<'py>(
     py: Python<'py>,
     splitter: Bound<'py, PySplitter>,
     text: PyBackedStr,
@@ -38,7 +38,7 @@ pub(super) fn level_spans<'py>(
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let parents = span::checked_byte_spans(&text, pairs("parents", &parents)?)?;
     let splitter = Arc::clone(&splitter.get().inner);
-    let records = super::detach(py, || engine::level_spans(&splitter, &text, &parents))??;
+    let records = crate::py::detach(py, || engine::level_spans(&splitter, &text, &parents))??;
     let rows = records
         .iter()
         .map(|record| {
@@ -51,13 +51,13 @@ pub(super) fn level_spans<'py>(
 
 /// (n, 2) char spans to byte spans.
 #[pyfunction]
-pub(super) fn char_spans_to_bytes<'py>(
+pub(crate) fn char_spans_to_bytes<'py>(
     py: Python<'py>,
     text: PyBackedStr,
     spans: PyReadonlyArray2<'py, i64>,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let spans = pairs("spans", &spans)?;
-    let bytes = super::detach(py, || span::char_spans_to_bytes(&text, &spans))??;
+    let bytes = crate::py::detach(py, || span::char_spans_to_bytes(&text, &spans))??;
     let rows = bytes
         .iter()
         .map(|&(start, end)| [as_i64(start), as_i64(end)])
@@ -67,18 +67,18 @@ pub(super) fn char_spans_to_bytes<'py>(
 
 /// The id of every row of a (n, 7) span table.
 #[pyfunction]
-pub(super) fn chunk_ids(
+pub(crate) fn chunk_ids(
     py: Python<'_>,
     document_id: &str,
     fingerprint: &str,
     spans: PyReadonlyArray2<'_, i64>,
 ) -> PyResult<Vec<String>> {
     let rows = table_rows(&spans)?;
-    super::detach(py, || ids::row_ids(document_id, fingerprint, &rows))
+    crate::py::detach(py, || ids::row_ids(document_id, fingerprint, &rows))
 }
 
 /// 16 hex digits of xxh3-64 of the UTF-8 text.
 #[pyfunction]
-pub(super) fn text_id(py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
-    super::detach(py, || ids::text_id(&text))
+pub(crate) fn text_id(py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
+    crate::py::detach(py, || ids::text_id(&text))
 }

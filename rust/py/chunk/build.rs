@@ -9,12 +9,13 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
-use super::chunk::{frozen_metadata, plain_dict, DocumentRows, PyChunk, MAPPING_PROXY_TYPE};
-use super::convert::{int_rows, worker_count};
-use super::outline::PyOutline;
-use super::splitter::{splitters, PySplitter};
+use super::fields::{frozen_metadata, plain_dict, DocumentRows, MAPPING_PROXY_TYPE};
+use super::object::PyChunk;
 use crate::engine::{self, DocumentInput, Splitter};
 use crate::markdown::Outline;
+use crate::py::convert::{int_rows, worker_count};
+use crate::py::engine::splitter::{splitters, PySplitter};
+use crate::py::markdown::PyOutline;
 use crate::table::rows::{checked_rows, LinkedRows, SpanRow};
 use crate::table::SPAN_COLUMNS;
 
@@ -29,7 +30,7 @@ fn span_rows(spans: &PyReadonlyArray2<'_, i64>, text_chars: usize) -> PyResult<V
 /// `document_chunks`); the path for spans that custom levels made.
 #[pyfunction]
 #[pyo3(signature = (text, document_id, fingerprint, metadata, spans, outline = None))]
-pub(super) fn build_chunks<'py>(
+pub(crate) fn build_chunks<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
     document_id: &Bound<'py, PyString>,
@@ -59,7 +60,7 @@ pub(super) fn build_chunks<'py>(
 /// leaf.
 #[pyfunction]
 #[pyo3(signature = (levels, texts, document_ids, metadatas, fingerprint, workers = Some(1)))]
-pub(super) fn chunk_documents<'py>(
+pub(crate) fn chunk_documents<'py>(
     py: Python<'py>,
     levels: Vec<Bound<'py, PySplitter>>,
     texts: Vec<Bound<'py, PyString>>,
@@ -97,16 +98,16 @@ pub(super) fn chunk_documents<'py>(
 
 /// One document cut by `cut_documents`: its id (the given one, or the hash of its text), the
 /// same as a Rust string (what the chunk ids hash), its linked rows and its Markdown outline.
-pub(super) struct CutDocument<'py> {
-    pub(super) document_id: Bound<'py, PyString>,
-    pub(super) key: String,
-    pub(super) rows: LinkedRows,
-    pub(super) outline: Option<Outline>,
+pub(crate) struct CutDocument<'py> {
+    pub(crate) document_id: Bound<'py, PyString>,
+    pub(crate) key: String,
+    pub(crate) rows: LinkedRows,
+    pub(crate) outline: Option<Outline>,
 }
 
 /// Every level of many documents, with the GIL released, on `workers` threads (1: this
 /// thread; None: every core), and the default document ids (`text_id`, where an id is None).
-pub(super) fn cut_documents<'py>(
+pub(crate) fn cut_documents<'py>(
     py: Python<'py>,
     levels: &[Bound<'py, PySplitter>],
     texts: &[Bound<'py, PyString>],
@@ -127,7 +128,7 @@ pub(super) fn cut_documents<'py>(
         let key = id.as_ref().map(|id| id.to_str()).transpose()?;
         inputs.push((text.to_str()?, text.len()?, key));
     }
-    let prepared = super::detach(py, || {
+    let prepared = crate::py::detach(py, || {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
         engine::document_rows(&borrowed, &inputs, workers)
     })??;
@@ -187,7 +188,7 @@ fn document_chunks<'py>(
 
 /// Per heading path, the read-only metadata of its chunks: the document's metadata and
 /// `"headings"`, built once per path.
-pub(super) struct HeadingPaths<'a, 'py> {
+pub(crate) struct HeadingPaths<'a, 'py> {
     outline: &'a Outline,
     base: &'a Bound<'py, PyAny>,
     /// By the number of headings before a chunk's start.
@@ -196,7 +197,7 @@ pub(super) struct HeadingPaths<'a, 'py> {
 }
 
 impl<'a, 'py> HeadingPaths<'a, 'py> {
-    pub(super) fn new(outline: &'a Outline, base: &'a Bound<'py, PyAny>) -> Self {
+    pub(crate) fn new(outline: &'a Outline, base: &'a Bound<'py, PyAny>) -> Self {
         let count = outline.headings.len();
         Self {
             outline,
@@ -207,7 +208,7 @@ impl<'a, 'py> HeadingPaths<'a, 'py> {
     }
 
     /// The read-only metadata of a chunk that starts at `start_byte`.
-    pub(super) fn metadata(
+    pub(crate) fn metadata(
         &mut self,
         py: Python<'py>,
         start_byte: usize,

@@ -10,7 +10,7 @@ use crate::markdown::Outline;
 /// (built-in levels get theirs in `chunk_documents`, from the parse the splitting used).
 #[pyclass(frozen, name = "Outline", module = "spanchunk._core")]
 pub struct PyOutline {
-    pub(super) inner: Outline,
+    pub(crate) inner: Outline,
 }
 
 #[pymethods]
@@ -18,7 +18,7 @@ impl PyOutline {
     #[new]
     fn new(py: Python<'_>, text: PyBackedStr) -> PyResult<Self> {
         Ok(Self {
-            inner: super::detach(py, || Outline::parse(&text))?,
+            inner: crate::py::detach(py, || Outline::parse(&text))?,
         })
     }
 

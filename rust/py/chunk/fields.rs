@@ -1,0 +1,158 @@
+//! What the `Chunk` objects are made from: the rows every chunk of a document shares, and
+//! the str, dict and tuple helpers that fill their fields.
+
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyString, PyTuple, PyType};
+
+use crate::table::rows::LinkedRows;
+
+// ------------------------------------------------------------------------------------ chunks
+//
+// Building the public `Chunk` objects is most of `chunk()` (the spans are the cheap part), so
+// it happens here, one call per document, with no Python bytecode per chunk. See the
+// performance notes in python/spanchunk/chunk.py for what was measured.
+
+pub(crate) static MAPPING_PROXY_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+pub(crate) static EMPTY_METADATA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// `text[start_char:end_char]` as a new str, copied from the str's own storage: no UTF-8 round
+/// trip, and CPython gives the slice the narrowest representation that holds it.
+pub(crate) fn substring<'py>(
+    text: &Bound<'py, PyString>,
+    start_char: usize,
+    end_char: usize,
+) -> PyResult<Bound<'py, PyString>> {
+    let start = ffi::Py_ssize_t::try_from(start_char).map_err(|_| too_large(start_char))?;
+    let end = ffi::Py_ssize_t::try_from(end_char).map_err(|_| too_large(end_char))?;
+    // SAFETY: `text` is a live str for the whole call (the Bound holds a strong reference and
+    // proves the GIL is held). PyUnicode_Substring (stable ABI) only reads it, and returns a new
+    // reference to a str or NULL with an exception set; `from_owned_ptr_or_err` takes ownership
+    // of that reference (or fetches the exception), and the result being a str makes the
+    // unchecked cast sound.
+    unsafe {
+        Bound::from_owned_ptr_or_err(
+            text.py(),
+            ffi::PyUnicode_Substring(text.as_ptr(), start, end),
+        )
+        .map(|slice| slice.cast_into_unchecked())
+    }
+}
+
+pub(crate) fn too_large(offset: usize) -> PyErr {
+    PyOverflowError::new_err(format!("offset {offset} does not fit a Python index"))
+}
+
+/// `dict(mapping)`, as Python spells it (a mapping or an iterable of pairs).
+pub(crate) fn plain_dict<'py>(mapping: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    mapping.py().get_type::<PyDict>().call1((mapping,))
+}
+
+/// The read-only metadata a chunk keeps: None gives the shared empty mapping, a
+/// `types.MappingProxyType` is kept as it is (so one mapping serves every chunk of a
+/// document), anything else is copied into a dict and wrapped, so the caller's object can
+/// change later without changing the chunk.
+pub(crate) fn frozen_metadata<'py>(
+    py: Python<'py>,
+    metadata: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let proxy_type = MAPPING_PROXY_TYPE.import(py, "types", "MappingProxyType")?;
+    match metadata {
+        None => EMPTY_METADATA
+            .get_or_try_init(py, || {
+                proxy_type.call1((PyDict::new(py),)).map(Bound::unbind)
+            })
+            .map(|empty| empty.bind(py).clone()),
+        Some(mapping) if mapping.is_exact_instance(proxy_type) => Ok(mapping.clone()),
+        Some(mapping) => proxy_type.call1((plain_dict(mapping)?,)),
+    }
+}
+
+/// `tuple(ids)`, refusing items that are not str.
+pub(crate) fn id_tuple<'py>(ids: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+    let tuple = match ids.cast_exact::<PyTuple>() {
+        Ok(tuple) => tuple.clone(),
+        Err(_) => PyTuple::new(ids.py(), ids.try_iter()?.collect::<PyResult<Vec<_>>>()?)?,
+    };
+    for (position, item) in tuple.iter().enumerate() {
+        if !item.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(format!(
+                "child_ids must hold str ids; item {position} is {}",
+                item.get_type().name()?
+            )));
+        }
+    }
+    Ok(tuple)
+}
+
+/// Whether two str objects are equal: the same object, or equal by Python's `==`.
+pub(crate) fn same_str(
+    first: &Bound<'_, PyString>,
+    second: &Bound<'_, PyString>,
+) -> PyResult<bool> {
+    Ok(first.is(second) || PyAnyMethods::eq(first.as_any(), second)?)
+}
+
+/// What every chunk of one document shares, to make its lazy fields from: the document str,
+/// what the ids hash, and the rows of the whole span table with their parents and children.
+pub(crate) struct DocumentRows {
+    pub(crate) text: Py<PyString>,
+    /// The document id and the chunker's fingerprint: with a row's level and byte span, what
+    /// its chunk id hashes (on first read: most children's ids are never read).
+    pub(crate) document_key: String,
+    pub(crate) fingerprint: Arc<str>,
+    pub(crate) rows: LinkedRows,
+}
+
+/// A chunk id as a str: 16 lowercase hex digits, formatted without a heap buffer.
+pub(crate) fn id_string(py: Python<'_>, id: u64) -> Bound<'_, PyString> {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut buffer = [0_u8; 16];
+    for (position, digit) in buffer.iter_mut().enumerate() {
+        *digit = DIGITS[((id >> (60 - 4 * position)) & 0xf) as usize];
+    }
+    // Hex digits are ASCII, so this is valid UTF-8.
+    PyString::new(py, std::str::from_utf8(&buffer).unwrap_or_default())
+}
+
+/// The value of `lock`, made by `make` on first read.
+///
+/// `PyOnceLock::get_or_try_init` detaches from the interpreter (releases and takes back the
+/// GIL) around every first initialisation, in case another thread is initialising the same
+/// lock: about a microsecond per chunk field on a loaded machine, the largest part of reading
+/// a new chunk's id, text, parent id and child ids. Here the GIL is held throughout; a thread
+/// that `make` lets in (it can run Python code) and that sets the lock first wins, and its
+/// value is the same one.
+pub(crate) fn made_once<'a, T>(
+    py: Python<'_>,
+    lock: &'a PyOnceLock<T>,
+    make: impl FnOnce() -> PyResult<T>,
+) -> PyResult<&'a T> {
+    if let Some(value) = lock.get(py) {
+        return Ok(value);
+    }
+    let value = make()?;
+    // An Err gives the value back: another thread set the lock while `make` ran.
+    let _ = lock.set(py, value);
+    lock.get(py)
+        .ok_or_else(|| PyRuntimeError::new_err("a chunk field was not kept"))
+}
+
+/// A `PyOnceLock` that already holds `value`.
+pub(crate) fn filled<T>(py: Python<'_>, value: T) -> PyOnceLock<T> {
+    let lock = PyOnceLock::new();
+    // A new lock is empty, so `set` cannot fail.
+    let _ = lock.set(py, value);
+    lock
+}
+
+impl DocumentRows {
+    /// The id number of row `row` (`ids::chunk_id` spells it in hex).
+    pub(crate) fn id(&self, row: usize) -> u64 {
+        self.rows.id(&self.document_key, &self.fingerprint, row)
+    }
+}

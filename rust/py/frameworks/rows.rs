@@ -1,0 +1,170 @@
+//! The rows of a document just cut, as views the framework writers read (`cut_views`),
+//! with their heading paths.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString};
+use pyo3::{ffi, intern};
+
+use std::sync::Arc;
+
+use crate::py::chunk::build::{CutDocument, HeadingPaths};
+use crate::py::chunk::{frozen_metadata, id_string, substring, DocumentRows, PyChunk};
+
+/// `list(chunk.metadata["headings"])` when the chunk has a heading path, looked up once per
+/// metadata mapping (the chunks of one heading path share theirs); a new list per chunk.
+pub(crate) struct Headings<'py> {
+    pub(crate) mapping: Option<Bound<'py, PyAny>>,
+    pub(crate) headings: Option<Bound<'py, PyAny>>,
+}
+
+impl<'py> Headings<'py> {
+    pub(crate) fn new() -> Self {
+        Self {
+            mapping: None,
+            headings: None,
+        }
+    }
+
+    pub(crate) fn of(
+        &mut self,
+        mapping: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let py = mapping.py();
+        if !self.mapping.as_ref().is_some_and(|seen| seen.is(mapping)) {
+            let found = mapping.call_method1(intern!(py, "get"), (intern!(py, "headings"),))?;
+            self.headings = (!found.is_none()).then_some(found);
+            self.mapping = Some(mapping.clone());
+        }
+        self.headings
+            .as_ref()
+            .map(|headings| {
+                // SAFETY: `headings` is a live object; PySequence_List returns a new list (a
+                // new reference) or NULL with an exception set.
+                unsafe {
+                    Bound::from_owned_ptr_or_err(py, ffi::PySequence_List(headings.as_ptr()))
+                        .map(|list| list.cast_into_unchecked())
+                }
+            })
+            .transpose()
+    }
+}
+
+/// What a framework object is made from, for one chunk: read from a `Chunk` (its fields,
+/// made once and kept in it) or straight from the rows of a document just cut (each id made
+/// once, for the row itself, its parent's children and its children's parent).
+pub(crate) struct RowView<'py> {
+    pub(crate) id: Bound<'py, PyString>,
+    pub(crate) text: Bound<'py, PyString>,
+    pub(crate) document_id: Bound<'py, PyString>,
+    pub(crate) parent_id: Option<Bound<'py, PyString>>,
+    /// None for a leaf (no list is made that nobody writes).
+    pub(crate) child_ids: Option<Bound<'py, PyList>>,
+    /// The chunk's read-only metadata (where a Markdown heading path is).
+    pub(crate) mapping: Bound<'py, PyAny>,
+    pub(crate) index: usize,
+    pub(crate) level: usize,
+    pub(crate) start_char: usize,
+    pub(crate) end_char: usize,
+    pub(crate) start_byte: usize,
+    pub(crate) end_byte: usize,
+}
+
+impl<'py> RowView<'py> {
+    pub(crate) fn of_chunk(bound: &Bound<'py, PyChunk>) -> PyResult<Self> {
+        let py = bound.py();
+        let chunk = bound.get();
+        let children = chunk.child_ids_tuple(py)?;
+        Ok(Self {
+            id: chunk.id_str(py)?.clone(),
+            text: chunk.text_str(py)?.clone(),
+            document_id: chunk.document_id.bind(py).clone(),
+            parent_id: chunk.parent_id_str(py)?.cloned(),
+            child_ids: (!children.is_empty()).then(|| children.to_list()),
+            mapping: chunk.metadata.bind(py).clone(),
+            index: chunk.index,
+            level: chunk.level,
+            start_char: chunk.start_char,
+            end_char: chunk.end_char,
+            start_byte: chunk.start_byte,
+            end_byte: chunk.end_byte,
+        })
+    }
+}
+
+/// The rows of one document just cut, as views, in row order (levels top first); the rows
+/// the registry gets (those above the leaves, or every row with `keep_children`) also become
+/// `Chunk` objects, appended to `stored`, as `chunk_documents` would make them; with no
+/// `stored`, none are made (no registry).
+pub(crate) fn cut_views<'py>(
+    text: &Bound<'py, PyString>,
+    document: CutDocument<'py>,
+    metadata: Option<&Bound<'py, PyAny>>,
+    fingerprint: &Arc<str>,
+    keep_children: bool,
+    stored: Option<&Bound<'py, PyList>>,
+) -> PyResult<Vec<RowView<'py>>> {
+    let py = text.py();
+    let CutDocument {
+        document_id,
+        key,
+        rows,
+        outline,
+    } = document;
+    let shared_metadata = frozen_metadata(py, metadata)?;
+    let mut paths = outline
+        .as_ref()
+        .map(|outline| HeadingPaths::new(outline, &shared_metadata));
+    let shared = Arc::new(DocumentRows {
+        text: text.clone().unbind(),
+        document_key: key,
+        fingerprint: Arc::clone(fingerprint),
+        rows,
+    });
+    let rows = &shared.rows;
+    let ids: Vec<Bound<'py, PyString>> = (0..rows.rows.len())
+        .map(|row| id_string(py, shared.id(row)))
+        .collect();
+    let mut views = Vec::with_capacity(ids.len());
+    for (number, span) in rows.rows.iter().enumerate() {
+        let mapping = match paths.as_mut() {
+            None => shared_metadata.clone(),
+            Some(paths) => paths.metadata(py, span.start_byte)?,
+        };
+        let chunk_text = substring(text, span.start_char, span.end_char)?;
+        let children = rows.children(number);
+        let child_ids = if children.is_empty() {
+            None
+        } else {
+            Some(PyList::new(py, children.iter().map(|&child| &ids[child]))?)
+        };
+        if let Some(stored) = stored.filter(|_| span.level > 0 || keep_children) {
+            let chunk = PyChunk::of_row(
+                &shared,
+                number,
+                document_id.clone().unbind(),
+                mapping.clone().unbind(),
+            )
+            .with_id_and_text(
+                py,
+                ids[number].clone().unbind(),
+                chunk_text.clone().unbind(),
+            );
+            stored.append(Bound::new(py, chunk)?)?;
+        }
+        views.push(RowView {
+            id: ids[number].clone(),
+            text: chunk_text,
+            document_id: document_id.clone(),
+            parent_id: rows.parent(number).map(|parent| ids[parent].clone()),
+            child_ids,
+            mapping,
+            index: span.index,
+            level: span.level as usize,
+            start_char: span.start_char,
+            end_char: span.end_char,
+            start_byte: span.start_byte,
+            end_byte: span.end_byte,
+        });
+    }
+    Ok(views)
+}

@@ -1,0 +1,16 @@
+//! Bindings of the job (`job/`): a batch cut and collected into any output (`batch.rs`),
+//! the walk over the command line's PATHs (`walk.rs`), and a store's recorded files that
+//! settle a re-run's (`settle.rs`).
+
+pub(crate) mod batch;
+pub(crate) mod settle;
+pub(crate) mod walk;
+
+use pyo3::prelude::*;
+
+/// Registers the classes and functions of this folder in the `_core` module.
+pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    batch::register(module)?;
+    settle::register(module)?;
+    walk::register(module)
+}
