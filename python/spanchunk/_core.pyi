@@ -1,6 +1,6 @@
 # Signatures of the private Rust extension, and nothing else. What each one does is
-# documented once, in python/spanchunk/_spans.py; spanchunk.Chunk (this Chunk) is documented
-# on the Rust type (the `///` comment on PyChunk in rust/).
+# documented once, in python/spanchunk/chunkers/spans.py; spanchunk.Chunk (this Chunk) is
+# documented on the Rust type (the `///` comment on PyChunk in rust/).
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, final
 

@@ -8,19 +8,7 @@ documents and builds their ``Chunk`` objects (``_core.chunk_documents``); otherw
 are cut one at a time, custom levels inside each parent's text, into the core's (n, 7) span
 array, which ``_core.build_chunks`` turns into ``Chunk`` objects, one call per document.
 
-Performance notes
------------------
-Building ``Chunk`` objects was most of ``chunk()``; what won is taking Python out of the
-per-chunk work. The built-in path is one core call per batch (``_core.chunk_documents``):
-spans, default document ids and chunk ids are computed with the GIL released and the
-objects are built from the span table, with no span array in between. The chunks are a Rust
-class with lazy fields (``id``, ``text``, ``parent_id``, ``child_ids`` made on first read)
-that the cyclic collector does not track. On the Python side, what is left is per call, not
-per chunk: a single ``str`` skips the ``Document`` object (the core hashes its id), parents
-go to a ``ParentRegistry`` through ``_put`` (a plain loop, no type checks), ``spans`` calls
-the ``_core.Tree`` built once with the chunker, and the custom path finds the first leaf by
-a binary search (a numpy count costs more than the whole wrap of a small document). The
-measurements, and what was tried and dropped, are in ``benches/NOTES.md``.
+Speed: ``benches/NOTES.md``, under ``python/spanchunk/chunkers/base.py``.
 """
 
 from __future__ import annotations

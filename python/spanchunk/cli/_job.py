@@ -1,17 +1,6 @@
 """The chunk job: files read and cut in batches on a pool of workers, written in input order.
 
-Performance notes (measured by ``benches/cli.py``; figures in ``benches/results/cli.md``):
-- A worker hands its batch's paths to ``_core.write_files`` (one call), which reads each
-  file (and checks it for binary content and for a change while it was read), checks UTF-8,
-  cuts the tree, hashes ids and writes the records (JSON Lines, or a Parquet row group
-  encoded) with the GIL released: Python does a few calls per batch, none per file or
-  chunk. Reading the files in Python (``open``, two ``fstat``, ``read``) had been a fifth
-  of the CPU of a run over 4,660 files, and it held the GIL the other workers waited for.
-- Threads, not processes: every pass over the text runs without the GIL, so threads scale,
-  and a process pool paid for pickling every batch's output back to the writer.
-- Batches of about ``BATCH_BYTES`` (or ``BATCH_FILES`` files): large enough that the per-call
-  costs vanish, small enough to spread a folder over the workers; at most two batches per
-  worker are in flight, so memory stays flat on any number of files.
+Speed: ``benches/NOTES.md``, under ``python/spanchunk/cli/_job.py``.
 """
 
 from __future__ import annotations
@@ -38,7 +27,7 @@ BINARY_PROBE = 8192
 BINARY_MESSAGE = "binary (a NUL byte in the first 8 KB)"
 
 # The kinds of skipped files, as the summary counts them: `_core.write_files` reports its
-# files' failures in these words (`rust/py/output.rs`).
+# files' failures in these words (`rust/job/batch.rs`).
 BINARY = "binary"
 NOT_UTF8 = "not UTF-8"
 CHANGED = "changed while read"

@@ -21,34 +21,7 @@ otherwise keep its first state with its second content. A file changed since, ev
 size and modification time put back (``touch -d``, ``rsync -t``), has a new status change
 time, so it is read again.
 
-Performance notes (measured by ``benches/cli.py`` and by hand, the corpus 20 times: 99 MB,
-4,660 files, 355,000 rows; a shared 2-core machine at load average 2-4, so CPU seconds are
-the steadier figure; details in ``benches/NOTES.md``):
-- A first run used to spend, one worker: SQLite inserts through Python's ``sqlite3`` 4.4 s,
-  building the rows' tuples in Python 2.5 s, cutting 1.1 s, reading 0.5 s, the final index
-  and sync 0.5 s (10 CPU s in all; two workers no faster). Now the core cuts each run of
-  files and makes its rows (ids, parent and child ids, metadata JSON) in one call with the
-  GIL released (``_core.cut_for_store``), and a new store is filled by the core too
-  (``_core.StoreWriter``, SQLite bundled in the extension): rows bound from the document's
-  UTF-8, no Python object per row, the GIL released while the workers cut the next batches
-  (with Python's ``sqlite3`` the writer took the GIL back after every row). What won most
-  was loading a new store without the id index and building it at the end (schema 3's
-  ``chunks_id`` index, which can be dropped, unlike a ``UNIQUE`` constraint's), and plain
-  inserts: 0.7-0.9 s of inserts and 0.7 s of index builds, against 2.0-2.3 s for upserts
-  into the unique index (``rust/store/sqlite.rs``). 3.5 CPU s in all, startup included.
-  The position index stays during the load (its keys come nearly in order): its cost
-  moves from the end of the run, where nothing else runs, to the load, beside the workers;
-  and rows go in 8 to a statement (``stores.schema.BULK_ROWS``).
-- An existing store is updated through ``SqliteRegistry`` (Python's ``sqlite3``: another
-  process may be reading it, and two copies of SQLite in one process must not hold one
-  file), from tuples the core makes (``StoreBatch.documents``).
-- A re-run on an unchanged folder reads nothing: one query for the stored states, then a
-  set lookup per listed file, in the main thread (``StoreJob.unchanged``: handing the
-  files to the workers had been a third of the re-run). 0.17 s for 4,660 files, of which
-  Python's start and imports are half, the store's states 0.02 s and the listing (the core's,
-  ``_core.FileWalk``) 0.03 s, most of it the kernel's ``stat`` calls. Before the stat cache
-  every file was read and hashed (SHA-256 with the CPU's SHA instructions; 0.9 s for 100
-  MB).
+Speed: ``benches/NOTES.md``, under ``python/spanchunk/cli/_store.py``.
 """
 
 from __future__ import annotations

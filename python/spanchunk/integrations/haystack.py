@@ -72,21 +72,10 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 
 __all__ = ["SpanchunkDocumentSplitter"]
 
-# Performance notes
-# -----------------
-# Haystack's ``Document`` goes through a metaclass ``__call__`` (which drops legacy fields),
-# the dataclass ``__init__`` and ``__post_init__`` (type checks; the id, only when none is
-# given): about 9 us, for values that are already right. A Python loop filling the
-# dataclass's ``__dict__`` and each chunk's meta from a template still cost 10-15 us per
-# chunk on a loaded 2-core machine. What won: the core cuts every document of a run and
-# writes the documents in one call (``_core.haystack_cut``, see rust/py/frameworks.rs): the
-# instance from the class's own allocation slot, ``__dict__`` a copy of one template, the
-# meta a copy of one template per document with the chunk's values stored in place, each
-# chunk id hashed once, ``Chunk`` objects made only for the registry: about 4 us per chunk
-# left on markdown-zh, 2 on gutenberg. The shortcut is checked once at import against
-# documents built normally (fields, ``to_dict``, equality, meta key order), and the normal
-# constructor is used whenever they differ. The root (one per document) is filled in Python
-# the same way. The full record is in benches/NOTES.md.
+# Speed: benches/NOTES.md, under python/spanchunk/integrations/haystack.py.
+# The core makes these Documents from a template of the dataclass's ``__dict__``
+# (``rust/py/frameworks/``); the shortcut is checked once at import against documents built
+# normally, and the constructor is used whenever they differ.
 _new = object.__new__
 _set = object.__setattr__
 _FIELDS = [field.name for field in fields(Document)]

@@ -96,21 +96,10 @@ SPAN_KEYS = (
 )
 _SPAN_KEY_SET = frozenset(SPAN_KEYS)
 
-# Performance notes
-# -----------------
-# A LangChain ``Document`` built through its constructor costs ~3-4 us of pydantic
-# validation (the fields are already of the right types); a Python loop filling each
-# instance and its metadata field by field still cost 8-14 us per chunk on a loaded 2-core
-# machine, most of ``tree_documents``. What won: the core cuts the texts and writes the
-# documents in one call per batch (``_core.langchain_cut``, see rust/py/frameworks.rs): the
-# instance from the class's own allocation slot, ``__dict__`` and the pydantic slots set as
-# ``model_construct`` sets them, each chunk's metadata a copy of one template per document
-# with the values stored in place, each chunk id hashed once, ``Chunk`` objects made only for
-# the registry. About 2 us per document is left (gutenberg: 20-30 ms for 10,116), CPython's
-# own allocations and dict stores for the most part. The shortcut is checked once at import
-# against documents built by the constructor (``_same_layout``), and the constructor is used
-# whenever they differ (a future pydantic or langchain-core with another layout). The full
-# record is in benches/NOTES.md.
+# Speed: benches/NOTES.md, under python/spanchunk/integrations/langchain.py.
+# The core makes these Documents as ``model_construct`` does (``rust/py/frameworks/``); the
+# shortcut is checked once at import against the constructor's (``_same_layout``), and the
+# constructor is used whenever they differ.
 _FIELDS_SET = frozenset({"id", "metadata", "page_content"})
 _SHAPE = _core.ModelShape(
     Document,

@@ -97,15 +97,10 @@ def _hash_matches() -> bool:
 
 _HASH_MATCHES = _hash_matches()
 
-# Performance notes
-# -----------------
-# Validating a ``TextNode`` and a ``RelatedNodeInfo`` per chunk (pydantic, every field
-# already of its type) was about a third of this parser's Python time. ``_make_node`` and
-# ``_make_info`` fill the instances as pydantic's ``model_construct`` would (``__dict__`` in
-# field order, the fields set as the constructor sets them, no extra, no private); the
-# shortcut is checked once at import against instances built by the constructors, and the
-# constructors are used whenever they differ. Validation copies the metadata dict, so the
-# filled node and its info get a dict each, as before.
+# Speed: benches/NOTES.md, under python/spanchunk/integrations/llamaindex.py.
+# ``TextNode`` and ``RelatedNodeInfo`` are filled as pydantic's ``model_construct`` fills
+# them; the shortcut is checked once at import against the constructors' instances, and the
+# constructors are used whenever they differ.
 _new = object.__new__
 _NODE_FIELDS_SET = frozenset(
     {

@@ -30,17 +30,7 @@ Input columns (names configurable): ``text`` (required), ``id`` (the document id
 the text when absent or null), ``source`` (a path or URL), and metadata: every other column
 (or those named by ``metadata_columns``), stored per chunk as one JSON object.
 
-Performance notes (the corpus as one 5 MB batch, in-process; ``benches/NOTES.md``): the
-batch function made a ``Chunk`` per row and built the table from Python lists, 48.6 ms a
-batch (102 MB/s), of which the core's cut was 7 ms. The core now cuts the batch and lays
-its rows out as the command line's Parquet arrays (``_core.chunk_columns``: the same
-``Columns`` and ``parquet::arrays``, plus each row's metadata), which pyarrow imports
-without a copy through Arrow's C data interface: 13.1 ms (379 MB/s). On Ray, 100 MB
-took 0.37 s on 1 CPU and 0.25 s on 2 (1.36 and 0.84 s before). Then the texts:
-``to_pylist`` made a ``str`` per text (2.5 ms) that the core encoded back to UTF-8 (most
-of the rest, on the corpus's non-ASCII files); the core now reads the column's own UTF-8
-buffer and offsets (``_utf8_column``), checked by ``simdutf8``: 12.4 -> 6.7 ms (740
-MB/s); on Ray, 100 MB in 0.28 s on 1 CPU and 0.20 s on 2.
+Speed: ``benches/NOTES.md``, under ``python/spanchunk/integrations/ray.py``.
 """
 
 from __future__ import annotations

@@ -1,35 +1,7 @@
 """``SqliteRegistry``: chunks kept in an SQLite file, the store's chunk operations (its file,
 connection and transactions are ``sqlite_file.py``'s).
 
-Performance notes
------------------
-Measured with ``benches/store.py`` (figures in ``benches/results/store.md``) on the project's
-2-core shared container: every parent of the shared corpus, ``ParentChildChunker(2000,
-400)``, 2,637 parents, 4.95 MB of UTF-8. What was tried and what won:
-
-- One transaction per call and one ``executemany`` over prepared tuples: sqlite3 then binds
-  and steps in C. ``synchronous=NORMAL`` (the WAL default that survives a process crash)
-  keeps ``fsync`` out of every commit.
-- 16 KiB pages instead of the default 4 KiB: a 2000-char parent (2-8 KB of UTF-8) then fits
-  in its page instead of spilling into overflow pages; ``add`` went from about 15 to over
-  100 MB/s and reading back from about 30 to 80-120 MB/s (same busy machine). 64 KiB pages
-  were slower again.
-- Metadata: a document's chunks share one mapping, so it is encoded to JSON once per
-  mapping object per call, and decoded once per distinct JSON text; decoded mappings are
-  kept between reads (read-only, so chunks read back share one mapping, as the chunker's
-  do), which took most of the per-chunk cost off ``expand``.
-- ``child_ids`` joined by the unit separator (JSON only for a hand-made id that holds one):
-  ``json.loads`` per row was a fifth of reading back, and a list cost ``Chunk`` more than a
-  tuple.
-- Reading back is now bound by turning UTF-8 into ``str`` (95% of the corpus's parents are
-  not ASCII; storing Latin-1 / UTF-16 blobs instead decoded no faster) and by SQLite's own
-  page walk; a memory-mapped file did not help. On the busy container the wall clock is
-  about twice the CPU time, which ``benches/store.py`` reports alongside.
-- Rows keep their ``rowid`` on update (``ON CONFLICT DO UPDATE``, not ``INSERT OR
-  REPLACE``), so iteration keeps insertion order the way ``ParentRegistry`` (a dict) does.
-- The cyclic garbage collector is not the store's business, but a full collection between
-  two timed ``expand`` calls made the next one several times slower on the busy machine; the
-  benchmark runs the collector once before each series.
+Speed: ``benches/NOTES.md``, under ``python/spanchunk/stores/sqlite.py``.
 """
 
 from __future__ import annotations
