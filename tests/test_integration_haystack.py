@@ -284,10 +284,20 @@ def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fail
         "embedding": None,
         "sparse_embedding": None,
     }
-    reordered = _core.ModelShape(Document, {"content": None, **fields}, "id", "content", "meta")
-    wrong_default = _core.ModelShape(Document, {**fields, "score": 0.0}, "id", "content", "meta")
-    for shape in (reordered, wrong_default):
-        assert not haystack._same_layout(shape)
+    keys = haystack.META_KEYS
+
+    def shape(fields: dict[str, object], meta_keys: tuple[str, ...] = keys) -> _core.ModelShape:
+        return _core.ModelShape(Document, fields, "id", "content", "meta", None, meta_keys)
+
+    assert haystack._same_layout(shape(fields))
+    reordered = shape({"content": None, **fields})
+    wrong_default = shape({**fields, "score": 0.0})
+    renamed_key = shape(fields, ("level", *keys[1:]))
+    for wrong in (reordered, wrong_default, renamed_key):
+        assert not haystack._same_layout(wrong)
+    # The core knows no Haystack field name: a shape without the writer's keys is refused.
+    with pytest.raises(ValueError, match="needs a ModelShape with 12 meta_keys, not 11"):
+        _core.haystack_documents(shape(fields, keys[:11]), [], {}, [2], "r", None, [])
 
 
 @pytest.mark.parametrize("meta", [{"name": "a.txt"}, {"tags": ["a"], "__level": "stale"}])

@@ -7,7 +7,9 @@ fake embedding, in-memory stores.
 from __future__ import annotations
 
 import copy
+import importlib
 import pickle
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.vectorstores import InMemoryVectorStore
 from spanchunk import HierarchicalChunker, ParentChildChunker, ParentRegistry, SqliteRegistry, _core
 from spanchunk.integrations import langchain
+from spanchunk.integrations._common import within_declared_range
 from spanchunk.integrations.langchain import (
     ChunkStore,
     SpanchunkTextSplitter,
@@ -296,15 +299,56 @@ def test_splitter_batch_equals_one_text_at_a_time() -> None:
 def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fails() -> None:
     assert langchain._FAST and langchain._same_layout()
     fields = {"id": None, "metadata": None, "page_content": None, "type": "Document"}
-    wrong_type = _core.ModelShape(
-        Document, {**fields, "type": "Other"}, "id", "page_content", "metadata", {"id"}
-    )
-    unset_fields = _core.ModelShape(Document, fields, "id", "page_content", "metadata", set())
-    not_pydantic = _core.ModelShape(Document, fields, "id", "page_content", "metadata")
-    for shape in (wrong_type, unset_fields, not_pydantic):
-        assert not langchain._same_layout(shape)
+    keys = langchain.SPAN_KEYS
+    fields_set = {"id", "metadata", "page_content"}
+
+    def shape(
+        fields: dict[str, object], fields_set: set[str] | None, meta_keys: tuple[str, ...] = keys
+    ) -> _core.ModelShape:
+        return _core.ModelShape(
+            Document, fields, "id", "page_content", "metadata", fields_set, meta_keys
+        )
+
+    assert langchain._same_layout(shape(fields, fields_set))
+    wrong_type = shape({**fields, "type": "Other"}, {"id"})
+    unset_fields = shape(fields, set())
+    not_pydantic = shape(fields, None)
+    renamed_key = shape(fields, fields_set, ("start", *keys[1:]))
+    for wrong in (wrong_type, unset_fields, not_pydantic, renamed_key):
+        assert not langchain._same_layout(wrong)
+    # The core knows no LangChain field name: a shape without the writer's keys is refused.
+    with pytest.raises(ValueError, match="needs a ModelShape with 11 meta_keys, not 0"):
+        _core.langchain_documents(
+            shape(fields, fields_set, ()), [([], ({}, None, 0, 0, None, None))]
+        )
     with pytest.raises(ValueError, match="no key"):
         _core.ModelShape(Document, fields, "id", "text", "metadata")
+
+
+@pytest.mark.parametrize(
+    ("distribution", "extra", "module"),
+    [
+        ("langchain-core", "langchain", "spanchunk.integrations.langchain"),
+        ("haystack-ai", "haystack", "spanchunk.integrations.haystack"),
+        ("llama-index-core", "llamaindex", "spanchunk.integrations.llamaindex"),
+    ],
+)
+def test_a_framework_outside_its_declared_range_gets_the_constructors(
+    distribution: str, extra: str, module: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The shortcut fills objects as this framework's versions lay them out: only for the
+    # versions its extra in pyproject.toml declares (read back from the installed metadata).
+    assert within_declared_range(distribution, extra)
+    assert not within_declared_range("no-such-distribution", extra)
+    assert not within_declared_range(distribution, "no-such-extra")
+    real_version = metadata.version
+    monkeypatch.setattr(
+        metadata,
+        "version",
+        lambda name: "999.0" if name == distribution else real_version(name),
+    )
+    assert not within_declared_range(distribution, extra)
+    assert not importlib.import_module(module)._shortcut()
 
 
 @pytest.mark.parametrize("metadata", [{"source": "a.txt"}, {"tags": ["a"], "level": "stale"}])

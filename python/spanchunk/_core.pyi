@@ -281,6 +281,7 @@ class ModelShape:
         text_key: str,
         metadata_key: str,
         fields_set: set[str] | None = None,
+        meta_keys: Sequence[str] = (),
     ) -> ModelShape: ...
     def build(self, id: str, text: str, metadata: dict[str, Any]) -> Any: ...
 

@@ -25,7 +25,40 @@ __all__ = [
     "missing_extra",
     "recursive_chunker",
     "same_model",
+    "within_declared_range",
 ]
+
+
+def within_declared_range(distribution: str, extra: str) -> bool:
+    """Whether the installed ``distribution`` is in the range this package's ``extra``
+    declares for it (``pyproject.toml``, read back from the installed package's metadata).
+
+    An integration fills its framework's objects as the framework's own shortcut does (no
+    validation of values already of their types: ``benches/NOTES.md`` has what that saves)
+    only for a version in that range, and only when the objects it fills are the ones the
+    constructor builds (checked once at import); anywhere else it uses the constructors.
+    """
+    from importlib import metadata  # noqa: PLC0415
+
+    from packaging.requirements import Requirement  # noqa: PLC0415
+    from packaging.utils import canonicalize_name  # noqa: PLC0415
+
+    try:
+        installed = metadata.version(distribution)
+        declared = metadata.requires("spanchunk") or []
+    except metadata.PackageNotFoundError:
+        return False
+    name = canonicalize_name(distribution)
+    for line in declared:
+        requirement = Requirement(line)
+        marker = requirement.marker
+        if (
+            canonicalize_name(requirement.name) == name
+            and marker is not None
+            and marker.evaluate({"extra": extra})
+        ):
+            return requirement.specifier.contains(installed, prereleases=True)
+    return False
 
 
 def same_model(built: Any, filled: Any) -> bool:

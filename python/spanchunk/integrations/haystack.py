@@ -62,6 +62,7 @@ from spanchunk.integrations._common import (
     is_shallow,
     metadata_copier,
     missing_extra,
+    within_declared_range,
 )
 from spanchunk.units import Unit
 
@@ -79,6 +80,22 @@ __all__ = ["SpanchunkDocumentSplitter"]
 _new = object.__new__
 _set = object.__setattr__
 _FIELDS = [field.name for field in fields(Document)]
+# The tree keys of each chunk's meta, in the order they are written (the core writes them
+# under these names: ``_core.haystack_cut``), the heading path last, where a chunk has one.
+META_KEYS = (
+    "__level",
+    "__block_size",
+    "__parent_id",
+    "__children_ids",
+    "source_id",
+    "page_number",
+    "split_id",
+    "split_idx_start",
+    "split_idx_end",
+    "start_byte",
+    "end_byte",
+    "headings",
+)
 _SHAPE = _core.ModelShape(
     Document,
     {
@@ -93,6 +110,8 @@ _SHAPE = _core.ModelShape(
     "id",
     "content",
     "meta",
+    None,
+    META_KEYS,
 )
 
 
@@ -189,7 +208,13 @@ def _same_layout(shape: Any = _SHAPE) -> bool:
         return False
 
 
-_FAST = _same_layout()
+def _shortcut() -> bool:
+    """Whether the core fills the Documents: for a declared haystack-ai whose Documents it
+    fills as the constructor builds them."""
+    return within_declared_range("haystack-ai", "haystack") and _same_layout()
+
+
+_FAST = _shortcut()
 
 
 @component

@@ -60,6 +60,7 @@ from spanchunk.integrations._common import (
     missing_extra,
     recursive_chunker,
     same_model,
+    within_declared_range,
 )
 from spanchunk.units import Unit
 
@@ -108,6 +109,7 @@ _SHAPE = _core.ModelShape(
     "page_content",
     "metadata",
     set(_FIELDS_SET),
+    SPAN_KEYS,
 )
 
 # One document's chunks and how to write them: the chunks, the metadata they copy, the
@@ -188,7 +190,13 @@ def _same_layout(shape: Any = _SHAPE) -> bool:
         return False
 
 
-_FAST = _same_layout()
+def _shortcut() -> bool:
+    """Whether the core fills the Documents: for a declared langchain-core whose Documents it
+    fills as the constructor builds them."""
+    return within_declared_range("langchain-core", "langchain") and _same_layout()
+
+
+_FAST = _shortcut()
 
 
 def _cut(

@@ -54,7 +54,12 @@ from typing import Any
 
 from spanchunk import Chunk, HierarchicalChunker
 from spanchunk import Document as SpanDocument
-from spanchunk.integrations._common import hierarchical_chunker, missing_extra, same_model
+from spanchunk.integrations._common import (
+    hierarchical_chunker,
+    missing_extra,
+    same_model,
+    within_declared_range,
+)
 from spanchunk.units import Unit
 
 try:
@@ -199,8 +204,14 @@ def _same_layout() -> bool:
         return False
 
 
+def _shortcut() -> bool:
+    """Whether nodes are filled without validation: for a declared llama-index-core whose
+    nodes are filled as the constructors build them."""
+    return within_declared_range("llama-index-core", "llamaindex") and _same_layout()
+
+
 _make_node, _make_info = (
-    (_filled_node, _filled_info) if _same_layout() else (_constructed_node, _constructed_info)
+    (_filled_node, _filled_info) if _shortcut() else (_constructed_node, _constructed_info)
 )
 
 

@@ -2,7 +2,6 @@
 //! here (`haystack_cut`).
 
 use pyo3::exceptions::PyValueError;
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
@@ -36,32 +35,11 @@ pub(crate) fn haystack_write<'py>(
     sorted: Option<&LeavesAndParents<'py>>,
 ) -> PyResult<()> {
     let py = out.py();
-    let level_key = intern!(py, "__level");
-    let block_size = intern!(py, "__block_size");
-    let parent_id_key = intern!(py, "__parent_id");
-    let children_ids = intern!(py, "__children_ids");
-    let source_id_key = intern!(py, "source_id");
-    let page_number = intern!(py, "page_number");
-    let split_id = intern!(py, "split_id");
-    let split_idx_start = intern!(py, "split_idx_start");
-    let split_idx_end = intern!(py, "split_idx_end");
-    let start_byte = intern!(py, "start_byte");
-    let end_byte = intern!(py, "end_byte");
-    let headings_key = intern!(py, "headings");
-    let keys = [
-        level_key,
-        block_size,
-        parent_id_key,
-        children_ids,
-        source_id_key,
-        page_number,
-        split_id,
-        split_idx_start,
-        split_idx_end,
-        start_byte,
-        end_byte,
-    ];
-    let (template, deep) = template(writing.base, &keys)?;
+    let keys = shape.meta_keys::<12>(py, "a Haystack writer")?;
+    let [level_key, block_size, parent_id_key, children_ids, source_id_key, page_number, split_id, split_idx_start, split_idx_end, start_byte, end_byte, headings_key] =
+        &keys;
+    // The template holds every key but the headings (set only where a chunk has them).
+    let (template, deep) = template(writing.base, &keys[..11])?;
     let depth_of_leaves = writing.block_sizes.len();
     let mut headings = Headings::new();
     for view in views {
@@ -116,13 +94,13 @@ pub(crate) fn haystack_write<'py>(
     Ok(())
 }
 
-/// Haystack `Document`s of one document's chunks (its tree, levels top first), with the meta
-/// of python/spanchunk/integrations/haystack.py's field mapping: the base meta, then
-/// `__level` (the depth: the number of levels minus `Chunk.level`), `__block_size`,
-/// `__parent_id` (`top_parent` for the top chunks), `__children_ids`, `source_id`,
-/// `page_number` (1 + the form feeds at `page_breaks` before the chunk's start), `split_id`,
-/// `split_idx_start`, `split_idx_end`, `start_byte`, `end_byte`, and `headings` where the
-/// chunk has them. Returns the documents and the ids of the top chunks.
+/// Haystack `Document`s of one document's chunks (its tree, levels top first): the base meta,
+/// then under the shape's 12 `meta_keys` (python/spanchunk/integrations/haystack.py names
+/// them), in order: the depth (the number of levels minus `Chunk.level`), the block size, the
+/// parent id (`top_parent` for the top chunks), the children's ids, `source_id`, the page
+/// (1 + the form feeds at `page_breaks` before the chunk's start), the index, the start and
+/// end char, the start and end byte, and the heading path where the chunk has one. Returns
+/// the documents and the ids of the top chunks.
 #[pyfunction]
 #[pyo3(signature = (shape, chunks, base, block_sizes, source_id, top_parent, page_breaks))]
 #[allow(clippy::too_many_arguments)]

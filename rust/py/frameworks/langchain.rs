@@ -2,7 +2,6 @@
 //! here (`langchain_cut`).
 
 use pyo3::exceptions::PyValueError;
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
@@ -28,30 +27,34 @@ pub(crate) type LangChainWriting<'py> = (
     Option<Bound<'py, PyString>>,
 );
 
-/// The LangChain metadata keys, interned, in the order every chunk gets them.
+/// The metadata keys every chunk gets, in this order (the shape's `meta_keys`, which the
+/// integration module names): start and end index, start and end byte, level, index, chunk
+/// id, document id, parent id, then child ids and headings where the chunk has them.
 pub(crate) struct LangChainKeys<'py> {
-    pub(crate) spans: [&'py Bound<'py, PyString>; 9],
-    pub(crate) child_ids: &'py Bound<'py, PyString>,
-    pub(crate) headings: &'py Bound<'py, PyString>,
+    pub(crate) spans: [Bound<'py, PyString>; 9],
+    pub(crate) child_ids: Bound<'py, PyString>,
+    pub(crate) headings: Bound<'py, PyString>,
 }
 
 impl<'py> LangChainKeys<'py> {
-    pub(crate) fn new(py: Python<'py>) -> Self {
-        Self {
+    pub(crate) fn new(py: Python<'py>, shape: &PyModelShape) -> PyResult<Self> {
+        let [start_index, end_index, start_byte, end_byte, level, index, chunk_id, document_id, parent_id, child_ids, headings] =
+            shape.meta_keys::<11>(py, "a LangChain writer")?;
+        Ok(Self {
             spans: [
-                intern!(py, "start_index"),
-                intern!(py, "end_index"),
-                intern!(py, "start_byte"),
-                intern!(py, "end_byte"),
-                intern!(py, "level"),
-                intern!(py, "index"),
-                intern!(py, "chunk_id"),
-                intern!(py, "document_id"),
-                intern!(py, "parent_id"),
+                start_index,
+                end_index,
+                start_byte,
+                end_byte,
+                level,
+                index,
+                chunk_id,
+                document_id,
+                parent_id,
             ],
-            child_ids: intern!(py, "child_ids"),
-            headings: intern!(py, "headings"),
-        }
+            child_ids,
+            headings,
+        })
     }
 }
 
@@ -67,7 +70,7 @@ pub(crate) fn langchain_write<'py>(
     let (base, level, char_offset, byte_offset, document_id, parent_id) = writing;
     let (template, deep) = template(base, &keys.spans)?;
     let [start_index, end_index, start_byte, end_byte, level_key, index, chunk_id, document_id_key, parent_id_key] =
-        keys.spans;
+        &keys.spans;
     let mut headings = Headings::new();
     for view in views {
         let view = view?;
@@ -88,28 +91,27 @@ pub(crate) fn langchain_write<'py>(
             None => metadata.set_item(parent_id_key, &view.parent_id)?,
         }
         if let Some(children) = &view.child_ids {
-            metadata.set_item(keys.child_ids, children)?;
+            metadata.set_item(&keys.child_ids, children)?;
         }
         if let Some(path) = headings.of(&view.mapping)? {
-            metadata.set_item(keys.headings, path)?;
+            metadata.set_item(&keys.headings, path)?;
         }
         out.append(shape.make(py, &view.id, &view.text, &metadata)?)?;
     }
     Ok(())
 }
 
-/// LangChain `Document`s of many documents' chunks, in order, with the metadata of
-/// python/spanchunk/integrations/langchain.py's field mapping: the base metadata, then
-/// `start_index`, `end_index`, `start_byte`, `end_byte`, `level`, `index`, `chunk_id`,
-/// `document_id`, `parent_id`, and `child_ids` and `headings` where the chunk has them. Each
-/// group is a document's chunks and how to write them (`LangChainWriting`).
+/// LangChain `Document`s of many documents' chunks, in order: the base metadata, then under
+/// the shape's 11 `meta_keys` (python/spanchunk/integrations/langchain.py names them, see
+/// `LangChainKeys`) the chunk's offsets, level, index and ids. Each group is a document's
+/// chunks and how to write them (`LangChainWriting`).
 #[pyfunction]
 pub(crate) fn langchain_documents<'py>(
     py: Python<'py>,
     shape: &Bound<'py, PyModelShape>,
     groups: Vec<(Vec<Bound<'py, PyChunk>>, LangChainWriting<'py>)>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let keys = LangChainKeys::new(py);
+    let keys = LangChainKeys::new(py, shape.get())?;
     let out = PyList::empty(py);
     for (chunks, writing) in &groups {
         let views = chunks.iter().map(RowView::of_chunk);
@@ -148,7 +150,7 @@ pub(crate) fn langchain_cut<'py>(
         )));
     }
     let fingerprint: Arc<str> = Arc::from(fingerprint);
-    let keys = LangChainKeys::new(py);
+    let keys = LangChainKeys::new(py, shape.get())?;
     let out = PyList::empty(py);
     let stored = PyList::empty(py);
     let documents = cut_documents(py, &levels, &texts, &document_ids, Some(1))?;

@@ -23,6 +23,8 @@ pub(crate) static DEEPCOPY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 ///     fields_set: For a pydantic model, ``__pydantic_fields_set__`` (copied per object;
 ///         ``__pydantic_extra__`` and ``__pydantic_private__`` are set to None); None for a
 ///         plain class.
+///     meta_keys: The metadata keys the framework's writer fills, in the order of its roles
+///         (the integration module names them; the core knows no framework's field names).
 #[pyclass(frozen, name = "ModelShape", module = "spanchunk._core")]
 pub struct PyModelShape {
     class: Py<PyType>,
@@ -32,12 +34,15 @@ pub struct PyModelShape {
     text_key: Py<PyString>,
     metadata_key: Py<PyString>,
     fields_set: Option<Py<PySet>>,
+    meta_keys: Vec<Py<PyString>>,
 }
 
 #[pymethods]
 impl PyModelShape {
     #[new]
-    #[pyo3(signature = (model, fields, id_key, text_key, metadata_key, fields_set = None))]
+    #[pyo3(signature = (
+        model, fields, id_key, text_key, metadata_key, fields_set = None, meta_keys = Vec::new()
+    ))]
     pub(crate) fn new(
         model: &Bound<'_, PyType>,
         fields: &Bound<'_, PyDict>,
@@ -45,6 +50,7 @@ impl PyModelShape {
         text_key: Bound<'_, PyString>,
         metadata_key: Bound<'_, PyString>,
         fields_set: Option<Bound<'_, PySet>>,
+        meta_keys: Vec<Bound<'_, PyString>>,
     ) -> PyResult<Self> {
         for key in [&id_key, &text_key, &metadata_key] {
             if !fields.contains(key)? {
@@ -62,6 +68,7 @@ impl PyModelShape {
             text_key: text_key.unbind(),
             metadata_key: metadata_key.unbind(),
             fields_set: fields_set.map(Bound::unbind),
+            meta_keys: meta_keys.into_iter().map(Bound::unbind).collect(),
         })
     }
 
@@ -141,6 +148,26 @@ pub(crate) fn set_generic(
 }
 
 impl PyModelShape {
+    /// The `N` metadata keys a writer fills (`writer` names it in the error when the shape
+    /// was given another number).
+    pub(crate) fn meta_keys<'py, const N: usize>(
+        &self,
+        py: Python<'py>,
+        writer: &str,
+    ) -> PyResult<[Bound<'py, PyString>; N]> {
+        let keys: Vec<Bound<'py, PyString>> = self
+            .meta_keys
+            .iter()
+            .map(|key| key.bind(py).clone())
+            .collect();
+        let given = keys.len();
+        keys.try_into().map_err(|_| {
+            PyValueError::new_err(format!(
+                "{writer} needs a ModelShape with {N} meta_keys, not {given}"
+            ))
+        })
+    }
+
     pub(crate) fn make<'py>(
         &self,
         py: Python<'py>,
@@ -195,7 +222,7 @@ pub(crate) fn update(dict: &Bound<'_, PyDict>, mapping: &Bound<'_, PyAny>) -> Py
 /// splitters copy it).
 pub(crate) fn template<'py>(
     base: &Bound<'py, PyAny>,
-    keys: &[&Bound<'py, PyString>],
+    keys: &[Bound<'py, PyString>],
 ) -> PyResult<(Bound<'py, PyDict>, bool)> {
     let py = base.py();
     let template = PyDict::new(py);
