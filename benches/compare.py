@@ -56,19 +56,18 @@ import math
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 # benches/ is on sys.path when this file runs as a script: the corpus is found as
 # throughput.py finds it.
-from throughput import corpus_root
+from machine_info import cpu_model, git_commit, version_of
+from throughput import corpus_root, load_folder
 
 # Peers that phone home or look for models: keep them quiet and offline.
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
@@ -424,19 +423,6 @@ SEMANTIC = next(system.name for system in SYSTEMS if system.package == "semantic
 # ---------------------------------------------------------------------------------------------
 
 
-def load_folder(folder: Path, suffixes: Iterable[str]) -> list[str]:
-    """The text of every non-hidden file under folder with one of the suffixes, sorted."""
-    suffixes = tuple(suffixes)
-    texts = []
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
-            continue
-        if path.suffix in suffixes:
-            texts.append(path.read_bytes().decode("utf-8"))
-    return texts
-
-
 def describe(error: BaseException) -> str:
     message = str(error).strip().splitlines()[0] if str(error).strip() else ""
     return f"{type(error).__name__}: {message}"[:160]
@@ -547,43 +533,6 @@ def measure_folder(
 # ---------------------------------------------------------------------------------------------
 # Reporting
 # ---------------------------------------------------------------------------------------------
-
-
-def version_of(distribution: str) -> str | None:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def git_commit() -> str | None:
-    """The repository's HEAD, marked when the sources of the extension differ from it."""
-
-    def git(*arguments: str) -> str:
-        return subprocess.run(
-            ["git", "-C", str(REPOSITORY), *arguments],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-
-    try:
-        head = git("rev-parse", "--short", "HEAD")
-        changed = git("status", "--porcelain", "--", "rust", "python", "Cargo.toml")
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return f"{head} (rust/ or python/ modified)" if changed else head
 
 
 def machine() -> dict[str, Any]:

@@ -639,15 +639,11 @@ def versions() -> dict[str, str]:
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}"
+    from machine_info import cpu_model  # noqa: PLC0415  (benches/ is on sys.path)
+
+    return (
+        f"{cpu_model()}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}"
+    )
 
 
 def run(eval_dir: Path, *, flat: bool = True, peers: bool = True) -> dict[str, Any]:

@@ -24,7 +24,7 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import spanchunk
@@ -42,17 +42,20 @@ def corpus_root(argument: str | None) -> Path:
     return Path(from_env) if from_env else DEFAULT_CORPUS
 
 
-def load_folder(folder: Path) -> list[str]:
-    """The text of every regular, non-hidden file under folder, in sorted order.
+def load_folder(folder: Path, suffixes: Iterable[str] | None = None) -> list[str]:
+    """The text of every regular, non-hidden file under folder (with one of ``suffixes``,
+    when given), in sorted order.
 
     Files are decoded as UTF-8 with any byte order mark kept, as the CLI reads them.
     """
+    wanted = None if suffixes is None else tuple(suffixes)
     texts = []
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder)
         if any(part.startswith(".") for part in relative.parts) or not path.is_file():
             continue
-        texts.append(path.read_bytes().decode("utf-8"))
+        if wanted is None or path.suffix in wanted:
+            texts.append(path.read_bytes().decode("utf-8"))
     return texts
 
 
