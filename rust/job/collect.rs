@@ -51,9 +51,8 @@ const ENCODE_BYTES: usize = 1 << 20;
 #[derive(Debug)]
 pub struct ParquetRows<'a> {
     group: Result<GroupEncoder, ParquetError>,
-    columns: Columns,
-    /// The document id of each position (empty where the document failed).
-    ids: Vec<String>,
+    /// The rows gathered since the last slice was encoded.
+    rows: ArrowRows,
     /// The source of each position.
     sources: &'a [&'a str],
 }
@@ -64,8 +63,7 @@ impl<'a> ParquetRows<'a> {
     pub fn new(encoder: &Encoder, sources: &'a [&'a str]) -> Self {
         Self {
             group: GroupEncoder::new(encoder),
-            columns: Columns::default(),
-            ids: vec![String::new(); sources.len()],
+            rows: ArrowRows::new(sources.len()),
             sources,
         }
     }
@@ -75,8 +73,8 @@ impl<'a> ParquetRows<'a> {
         let Ok(encoder) = self.group.as_mut() else {
             return;
         };
-        let columns = std::mem::take(&mut self.columns);
-        let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
+        let columns = std::mem::take(&mut self.rows.columns);
+        let ids = as_strs(&self.rows.ids);
         let repeated = [
             columns::repeated_strings(&ids, &columns.document),
             columns::repeated_strings(self.sources, &columns.document),
@@ -104,10 +102,8 @@ impl Collect for ParquetRows<'_> {
         table: SpanTable,
         outline: Option<Outline>,
     ) {
-        self.columns
-            .push_document(position, document, &table, outline.as_ref());
-        document.document_id.clone_into(&mut self.ids[position]);
-        if self.columns.text.len() >= ENCODE_BYTES {
+        self.rows.document(position, document, table, outline);
+        if self.rows.columns.text.len() >= ENCODE_BYTES {
             self.encode();
         }
     }
@@ -142,9 +138,14 @@ impl ArrowRows {
         sources: &[Option<&str>],
         metadata: &[&str],
     ) -> Result<StructArray, ParquetError> {
-        let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
+        let ids = as_strs(&self.ids);
         chunk_parquet::rows_with_metadata(self.columns, &ids, sources, metadata)
     }
+}
+
+/// Each string borrowed.
+fn as_strs(strings: &[String]) -> Vec<&str> {
+    strings.iter().map(String::as_str).collect()
 }
 
 impl Collect for ArrowRows {
