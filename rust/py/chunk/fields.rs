@@ -14,8 +14,8 @@ use crate::table::rows::LinkedRows;
 // ------------------------------------------------------------------------------------ chunks
 //
 // Building the public `Chunk` objects is most of `chunk()` (the spans are the cheap part), so
-// it happens here, one call per document, with no Python bytecode per chunk. See the
-// performance notes in python/spanchunk/chunk.py for what was measured.
+// it happens here, one call per document, with no Python bytecode per chunk
+// (`benches/NOTES.md`, under python/spanchunk/chunk.py, has what was measured).
 
 pub(crate) static MAPPING_PROXY_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 pub(crate) static EMPTY_METADATA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();

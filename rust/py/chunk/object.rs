@@ -56,7 +56,7 @@ pub struct PyChunk {
     pub(crate) rows: Option<Arc<DocumentRows>>,
     /// The chunk's row in `rows`.
     pub(crate) row: usize,
-    // Made on first read (see the performance notes in python/spanchunk/chunk.py): a job
+    // Made on first read (`benches/NOTES.md`, under python/spanchunk/chunk.py): a job
     // that reads only the offsets, or the texts of its hits, never pays for the rest.
     pub(crate) id: PyOnceLock<Py<PyString>>,
     pub(crate) text: PyOnceLock<Py<PyString>>,
