@@ -16,6 +16,9 @@ import pytest
         ("llamaindex", "llama_index", "llamaindex"),
         ("haystack", "haystack", "haystack"),
         ("ray", "pyarrow", "ray"),
+        # packaging reads the framework's declared range back (within_declared_range).
+        ("llamaindex", "packaging", "llamaindex"),
+        ("haystack", "packaging", "haystack"),
     ],
 )
 def test_missing_framework_names_the_extra(module: str, framework: str, extra: str) -> None:

@@ -37,26 +37,26 @@ def within_declared_range(distribution: str, extra: str) -> bool:
     validation of values already of their types: ``benches/NOTES.md`` has what that saves)
     only for a version in that range, and only when the objects it fills are the ones the
     constructor builds (checked once at import); anywhere else it uses the constructors.
+
+    Raises:
+        ImportError: ``packaging`` (one of the extra's packages) is not installed; the
+            message names the extra, as for a missing framework.
     """
     from importlib import metadata  # noqa: PLC0415
 
-    from packaging.requirements import Requirement  # noqa: PLC0415
-    from packaging.utils import canonicalize_name  # noqa: PLC0415
-
+    try:
+        from packaging.requirements import Requirement  # noqa: PLC0415
+        from packaging.utils import canonicalize_name  # noqa: PLC0415
+    except ImportError as error:
+        raise missing_extra("packaging", extra, error) from None
     try:
         installed = metadata.version(distribution)
-        declared = metadata.requires("spanchunk") or []
     except metadata.PackageNotFoundError:
         return False
     name = canonicalize_name(distribution)
-    for line in declared:
+    for line in extra_requirements(extra):
         requirement = Requirement(line)
-        marker = requirement.marker
-        if (
-            canonicalize_name(requirement.name) == name
-            and marker is not None
-            and marker.evaluate({"extra": extra})
-        ):
+        if canonicalize_name(requirement.name) == name:
             return requirement.specifier.contains(installed, prereleases=True)
     return False
 
@@ -122,22 +122,28 @@ def cut_registered(
     return made
 
 
-def missing_extra(framework: str, extra: str, error: ImportError) -> ImportError:
-    """The ImportError raised when a framework is absent, naming what installs it: the
-    extra's packages as the installed spanchunk declares them (spanchunk is on no package
-    index, so ``pip install 'spanchunk[extra]'`` cannot find it), or the extra from a
-    clone."""
+def extra_requirements(extra: str) -> list[str]:
+    """The requirements the installed spanchunk declares for ``extra`` (none when it is not
+    installed as a package), markers left out."""
     from importlib.metadata import PackageNotFoundError, requires  # noqa: PLC0415
 
     try:
         declared = requires("spanchunk") or []
     except PackageNotFoundError:
         declared = []
-    packages = [
+    return [
         requirement.strip()
         for requirement, _, marker in (line.partition(";") for line in declared)
         if marker.replace(" ", "").replace('"', "'") == f"extra=='{extra}'"
     ]
+
+
+def missing_extra(framework: str, extra: str, error: ImportError) -> ImportError:
+    """The ImportError raised when a framework is absent, naming what installs it: the
+    extra's packages as the installed spanchunk declares them (spanchunk is on no package
+    index, so ``pip install 'spanchunk[extra]'`` cannot find it), or the extra from a
+    clone."""
+    packages = extra_requirements(extra)
     command = "pip install " + " ".join(f"'{package}'" for package in packages)
     return ImportError(
         f"spanchunk.integrations.{extra} needs {framework}, which is not installed "
