@@ -25,6 +25,7 @@ import spanchunk.cli._store as cli_store
 import spanchunk.stores.schema
 from spanchunk import Chunk, Document, ParentChildChunker, SqliteRegistry
 from spanchunk.cli import main
+from spanchunk.stores.schema import DROP_FILE_STATE_TRIGGERS, SCHEMA_VERSION
 
 PYTHON_DIR = Path(spanchunk.__file__).resolve().parent.parent
 #: The README of the checkout these tests belong to (spanchunk itself may be installed).
@@ -408,18 +409,20 @@ def test_a_changed_file_that_fails_keeps_its_old_version(
 FILE_STATE_COLUMNS = ("file_size", "file_mtime_ns", "file_ctime_ns", "file_inode")
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 def test_a_store_of_an_older_schema_is_upgraded(
     tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture, version: int
 ) -> None:
     out = tmp_path / "out.sqlite"
     assert run(str(tree), *SIZES, "-o", str(out)) == 0
     before = stored(out)
-    # Make it a file of that schema: no skipped files table (4), no file state columns (3),
-    # no content_hash column (2).
+    # Make it a file of that schema: no snapshot of the file states (5), no skipped files
+    # table (4), no file state columns (3), no content_hash column (2).
     connection = sqlite3.connect(out)
-    connection.execute("DROP TABLE skipped_files")
-    dropped = (() if version == 3 else FILE_STATE_COLUMNS) + (
+    connection.executescript(f"{DROP_FILE_STATE_TRIGGERS} DROP TABLE file_states;")
+    if version < 4:
+        connection.execute("DROP TABLE skipped_files")
+    dropped = (() if version >= 3 else FILE_STATE_COLUMNS) + (
         ("content_hash",) if version == 1 else ()
     )
     for column in dropped:
@@ -432,7 +435,7 @@ def test_a_store_of_an_older_schema_is_upgraded(
     # Schema 1 knew no content hashes: every document rewritten once; schema 2 did: every
     # file read and found unchanged.
     expected = "7 replaced" if version == 1 else "7 unchanged"
-    if version == 3:
+    if version >= 3:
         expected = "0 replaced, 7 unchanged"
     assert expected in summary_line(capsys.readouterr().err)
     assert by_document(stored(out)) == by_document(before)
@@ -440,8 +443,10 @@ def test_a_store_of_an_older_schema_is_upgraded(
         assert all(value is not None for value in store.content_hashes().values())
     connection = sqlite3.connect(out)
     columns = [row[1] for row in connection.execute("PRAGMA table_info(documents)")]
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == 4
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     assert connection.execute("SELECT count(*) FROM skipped_files").fetchone()[0] == 0
+    # The run that upgraded the store wrote its snapshot of the file states.
+    assert connection.execute("SELECT count(*) FROM file_states").fetchone()[0] == 1
     connection.close()
     assert columns[-len(FILE_STATE_COLUMNS) :] == list(FILE_STATE_COLUMNS)
 

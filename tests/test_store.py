@@ -37,7 +37,7 @@ from spanchunk import (
     SqliteRegistry,
 )
 from spanchunk.stores import StoreFormatError
-from spanchunk.stores.schema import SCHEMA_VERSION
+from spanchunk.stores.schema import DROP_FILE_STATE_TRIGGERS, SCHEMA_VERSION
 
 # Child processes import spanchunk from where this process did (an install or a source tree).
 PYTHON_DIR = Path(spanchunk.__file__).resolve().parent.parent
@@ -233,6 +233,7 @@ def test_a_store_of_schema_1_is_upgraded_when_opened(path: Path) -> None:
     with SqliteRegistry(path, children=True) as store:
         store.upsert("doc-a", tree)
     connection = sqlite3.connect(path)
+    connection.executescript(f"{DROP_FILE_STATE_TRIGGERS} DROP TABLE file_states;")
     for column in ("content_hash", "file_size", "file_mtime_ns", "file_ctime_ns", "file_inode"):
         connection.execute(f"ALTER TABLE documents DROP COLUMN {column}")
     # Schema 1 wrote leaves' child ids as a JSON array.
@@ -245,7 +246,7 @@ def test_a_store_of_schema_1_is_upgraded_when_opened(path: Path) -> None:
         assert store.content_hashes() == {"doc-a": None}
         assert store.upsert("doc-a", tree, content_hash="h") is True
     connection = sqlite3.connect(path)
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     leaves = connection.execute("SELECT count(*) FROM chunks WHERE child_ids = ''").fetchone()
     connection.close()
     assert leaves[0] == sum(1 for chunk in tree if not chunk.child_ids)

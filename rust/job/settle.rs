@@ -8,26 +8,33 @@
 //! file and a set lookup for it had been a third of an unchanged re-run (`benches/NOTES.md`);
 //! here the listed files never become Python objects.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 
-use super::walk::Listed;
+use rustc_hash::FxHashMap;
 
-/// A file's state as the store records it: size, `mtime_ns`, `ctime_ns`, inode.
-pub type State = (i64, i64, i64, i64);
+use super::walk::Listed;
+pub use crate::store::snapshot::{SkippedFile, State};
 
 #[derive(Debug)]
 struct Record {
     /// The recorded state (None: none trusted, the file is read).
     state: Option<State>,
-    /// Which recorded skip this is (its index in the order added); None for a document.
-    skip: Option<usize>,
+    /// Whether it was settled by its state.
+    settled: bool,
+}
+
+/// What the store recorded at one path: a document, a skip, or both (a document whose file
+/// later became binary keeps its record until it is pruned).
+#[derive(Debug, Default)]
+struct Path {
+    document: Option<Record>,
+    /// The skip's record and its index.
+    skip: Option<(Record, usize)>,
     /// A skip that is only counted when settled, never said (a binary, unless verbose).
     quiet: bool,
     /// Whether the walk found this path.
     seen: bool,
-    /// Whether it was settled by its state.
-    settled: bool,
 }
 
 /// What became of a listed file.
@@ -44,10 +51,12 @@ pub enum Settled {
 }
 
 /// The documents and skipped files a store recorded, by resolved path.
+///
+/// One map for both, hashed with `FxHash`: each listed file is one lookup (`SipHash` and two
+/// maps had been a third of reading a tree's 80,000 records, `benches/NOTES.md`).
 #[derive(Debug, Default)]
 pub struct Recorded {
-    documents: HashMap<OsString, Record>,
-    skipped: HashMap<OsString, Record>,
+    paths: FxHashMap<OsString, Path>,
     /// Files settled unchanged so far, and their bytes.
     pub unchanged: u64,
     /// The bytes of the files settled unchanged.
@@ -56,73 +65,110 @@ pub struct Recorded {
     /// caller at the end, where one call each had been a tenth of a re-run over a tree
     /// whose binaries are a third of its files.
     pub quiet_settled: Vec<usize>,
+    /// The skipped files recorded, by index.
+    skips: Vec<SkippedFile>,
 }
 
 impl Recorded {
-    /// Records a document of the store (`state` None: its file is read whatever its state).
-    pub fn add_document(&mut self, id: OsString, state: Option<State>) {
-        self.documents.insert(id, record(state, None));
+    /// Room for `paths` records.
+    #[must_use]
+    pub fn with_capacity(paths: usize) -> Self {
+        Self {
+            paths: FxHashMap::with_capacity_and_hasher(paths, rustc_hash::FxBuildHasher),
+            ..Self::default()
+        }
     }
 
-    /// Records a skipped file; `index` is what [`Settled::Skipped`] gives back for it, or
-    /// [`Recorded::quiet_settled`] keeps for a `quiet` one.
-    pub fn add_skipped(&mut self, path: OsString, index: usize, state: State, quiet: bool) {
-        let mut skip = record(Some(state), Some(index));
-        skip.quiet = quiet;
-        self.skipped.insert(path, skip);
+    /// Records a document of the store (`state` None: its file is read whatever its state).
+    pub fn add_document(&mut self, id: OsString, state: Option<State>) {
+        self.paths.entry(id).or_default().document = Some(Record {
+            state,
+            settled: false,
+        });
+    }
+
+    /// Records a skipped file; its index (the number recorded before it) is what
+    /// [`Settled::Skipped`] gives back for it, or [`Recorded::quiet_settled`] keeps for a
+    /// `quiet` one.
+    pub fn add_skipped(&mut self, file: SkippedFile, quiet: bool) {
+        let path = self.paths.entry(file.path.clone()).or_default();
+        let record = Record {
+            state: Some(file.state),
+            settled: false,
+        };
+        path.skip = Some((record, self.skips.len()));
+        path.quiet = quiet;
+        self.skips.push(file);
+    }
+
+    /// The skipped files recorded, in the order added (their indices).
+    #[must_use]
+    pub fn skips(&self) -> &[SkippedFile] {
+        &self.skips
+    }
+
+    /// How many quiet skips were settled so far, by kind.
+    #[must_use]
+    pub fn quiet_settled_kinds(&self) -> BTreeMap<&str, usize> {
+        let mut counts = BTreeMap::new();
+        for &index in &self.quiet_settled {
+            *counts.entry(self.skips[index].kind.as_str()).or_default() += 1;
+        }
+        counts
     }
 
     /// Whether nothing is recorded (a walk need not ask).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.documents.is_empty() && self.skipped.is_empty()
+        self.paths.is_empty()
     }
 
     /// What becomes of a listed file: settled when its state is the one recorded (a
-    /// document's first, then a skip's); every recorded path it matches is marked found.
+    /// document's first, then a skip's); a recorded path it matches is marked found.
     pub fn settle(&mut self, file: &Listed) -> Settled {
+        let Some(path) = self.paths.get_mut(&file.resolved) else {
+            return Settled::No;
+        };
+        path.seen = true;
         let state = state_of(file);
-        let mut settled = Settled::No;
-        if let Some(record) = self.documents.get_mut(&file.resolved) {
-            record.seen = true;
-            if state.is_some() && record.state == state {
-                record.settled = true;
+        if state.is_none() {
+            return Settled::No;
+        }
+        if let Some(document) = &mut path.document {
+            if document.state == state {
+                document.settled = true;
                 self.unchanged += 1;
                 self.unchanged_bytes += file.size;
-                settled = Settled::Unchanged;
+                return Settled::Unchanged;
             }
         }
-        if let Some(record) = self.skipped.get_mut(&file.resolved) {
-            record.seen = true;
-            if settled == Settled::No && state.is_some() && record.state == state {
-                record.settled = true;
-                let index = record.skip.unwrap_or_default();
-                settled = if record.quiet {
-                    self.quiet_settled.push(index);
-                    Settled::Quiet
-                } else {
-                    Settled::Skipped(index)
-                };
+        if let Some((skip, index)) = &mut path.skip {
+            if skip.state == state {
+                skip.settled = true;
+                if path.quiet {
+                    self.quiet_settled.push(*index);
+                    return Settled::Quiet;
+                }
+                return Settled::Skipped(*index);
             }
         }
-        settled
+        Settled::No
     }
 
     /// Whether the walk found this recorded path (a document's or a skip's).
     #[must_use]
     pub fn seen(&self, path: &OsStr) -> bool {
-        self.documents.get(path).is_some_and(|record| record.seen)
-            || self.skipped.get(path).is_some_and(|record| record.seen)
+        self.paths.get(path).is_some_and(|path| path.seen)
     }
 
     /// The recorded documents the walk did not find.
     #[must_use]
     pub fn unseen_documents(&self) -> Vec<&OsStr> {
         let mut unseen: Vec<&OsStr> = self
-            .documents
+            .paths
             .iter()
-            .filter(|(_, record)| !record.seen)
-            .map(|(path, _)| path.as_os_str())
+            .filter(|(_, path)| path.document.is_some() && !path.seen)
+            .map(|(id, _)| id.as_os_str())
             .collect();
         unseen.sort_unstable();
         unseen
@@ -132,23 +178,14 @@ impl Recorded {
     #[must_use]
     pub fn unsettled_skips(&self) -> Vec<usize> {
         let mut indices: Vec<usize> = self
-            .skipped
+            .paths
             .values()
-            .filter(|record| !record.settled)
-            .filter_map(|record| record.skip)
+            .filter_map(|path| path.skip.as_ref())
+            .filter(|(skip, _)| !skip.settled)
+            .map(|&(_, index)| index)
             .collect();
         indices.sort_unstable();
         indices
-    }
-}
-
-fn record(state: Option<State>, skip: Option<usize>) -> Record {
-    Record {
-        state,
-        skip,
-        quiet: false,
-        seen: false,
-        settled: false,
     }
 }
 
@@ -178,6 +215,15 @@ mod tests {
         }
     }
 
+    fn skip(path: &str, state: State) -> SkippedFile {
+        SkippedFile {
+            path: path.into(),
+            kind: "binary".into(),
+            message: "a NUL byte".into(),
+            state,
+        }
+    }
+
     #[test]
     fn files_settle_by_their_recorded_state() {
         let mut recorded = Recorded::default();
@@ -185,10 +231,10 @@ mod tests {
         recorded.add_document("/b".into(), Some((5, 10, 20, 8)));
         recorded.add_document("/gone".into(), Some((1, 1, 1, 1)));
         recorded.add_document("/untrusted".into(), None);
-        recorded.add_skipped("/bin".into(), 0, (9, 10, 20, 9), false);
-        recorded.add_skipped("/bin2".into(), 1, (9, 10, 20, 10), false);
-        recorded.add_skipped("/quiet".into(), 2, (9, 10, 20, 12), true);
-        recorded.add_skipped("/quiet2".into(), 3, (9, 10, 20, 13), true);
+        recorded.add_skipped(skip("/bin", (9, 10, 20, 9)), false);
+        recorded.add_skipped(skip("/bin2", (9, 10, 20, 10)), false);
+        recorded.add_skipped(skip("/quiet", (9, 10, 20, 12)), true);
+        recorded.add_skipped(skip("/quiet2", (9, 10, 20, 13)), true);
         assert_eq!(recorded.settle(&listed("/a", 5, 7)), Settled::Unchanged);
         assert_eq!(recorded.settle(&listed("/b", 6, 8)), Settled::No); // grew
         assert_eq!(recorded.settle(&listed("/untrusted", 1, 1)), Settled::No);
@@ -198,6 +244,14 @@ mod tests {
         assert_eq!(recorded.settle(&listed("/quiet", 9, 12)), Settled::Quiet);
         assert_eq!(recorded.settle(&listed("/quiet2", 8, 13)), Settled::No); // shrank
         assert_eq!(recorded.quiet_settled, [2]);
+        assert_eq!(
+            recorded
+                .quiet_settled_kinds()
+                .into_iter()
+                .collect::<Vec<_>>(),
+            [("binary", 1)]
+        );
+        assert_eq!(recorded.skips()[1].path, "/bin2");
         assert_eq!((recorded.unchanged, recorded.unchanged_bytes), (1, 5));
         assert_eq!(recorded.unseen_documents(), [OsStr::new("/gone")]);
         assert_eq!(recorded.unsettled_skips(), [1, 3]);

@@ -12,12 +12,13 @@
 //! `walkdir` and `ignore` do not give; the globs stay the command line's own, asked through
 //! [`Globs`].
 
-use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, FileType};
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
+
+use rustc_hash::FxHashSet;
 
 use super::prefetch::Prefetch;
 
@@ -120,7 +121,7 @@ pub struct Walk {
     paths: std::vec::IntoIter<OsString>,
     stack: Vec<Frame>,
     /// The files found so far, by device and inode.
-    seen: HashSet<(u64, u64)>,
+    seen: FxHashSet<(u64, u64)>,
     /// Helpers listing folders ahead of the walk (none: each folder is listed when opened).
     prefetch: Option<Prefetch>,
 }
@@ -132,7 +133,7 @@ impl Walk {
         Self {
             paths: paths.into_iter(),
             stack: Vec::new(),
-            seen: HashSet::new(),
+            seen: FxHashSet::default(),
             prefetch: None,
         }
     }
@@ -202,8 +203,8 @@ impl Walk {
             if globs.filters() && !globs.picks(&relative)? {
                 continue;
             }
-            match listed.map_or_else(|| fs::metadata(&path), Ok) {
-                Ok(metadata) => self.found(path, resolved, &metadata, out),
+            match listed.map_or_else(|| fs::metadata(&path).map(|m| FileState::of(&m)), Ok) {
+                Ok(state) => self.found(path, resolved, &state, out),
                 // A dangling link, or a file removed since the folder was read.
                 Err(error) => {
                     if kind.is_some_and(|kind| kind.is_symlink())
@@ -226,7 +227,9 @@ impl Walk {
                 let resolved = resolve(&path);
                 self.open(path, resolved, OsString::new(), out);
             }
-            Ok(metadata) if metadata.is_file() => self.found(path, None, &metadata, out),
+            Ok(metadata) if metadata.is_file() => {
+                self.found(path, None, &FileState::of(&metadata), out);
+            }
             Ok(_) => out.push(Event::Skip(path, NOT_REGULAR, "not a regular file".into())),
             Err(error) => {
                 let link = fs::symlink_metadata(&path).is_ok_and(|link| link.is_symlink());
@@ -250,18 +253,18 @@ impl Walk {
         &mut self,
         path: OsString,
         resolved: Option<OsString>,
-        metadata: &fs::Metadata,
+        state: &FileState,
         out: &mut Vec<Event>,
     ) {
-        if metadata.is_file() && self.seen.insert((metadata.dev(), metadata.ino())) {
+        if state.is_file && self.seen.insert((state.device, state.inode)) {
             let resolved = resolved.unwrap_or_else(|| resolve(&path));
             out.push(Event::File(Listed {
                 path,
-                size: metadata.size(),
-                mtime_ns: metadata.mtime() * 1_000_000_000 + metadata.mtime_nsec(),
-                ctime_ns: metadata.ctime() * 1_000_000_000 + metadata.ctime_nsec(),
-                inode: metadata.ino(),
-                device: metadata.dev(),
+                size: state.size,
+                mtime_ns: state.mtime_ns,
+                ctime_ns: state.ctime_ns,
+                inode: state.inode,
+                device: state.device,
                 resolved,
             }));
         }
@@ -297,7 +300,33 @@ impl Walk {
 
 /// A folder's entry: its name, its type, and, for a regular file that is not hidden, its
 /// state.
-pub(crate) type Entry = (OsString, Option<FileType>, Option<fs::Metadata>);
+pub(crate) type Entry = (OsString, Option<FileType>, Option<FileState>);
+
+/// What the walk keeps of a file's `stat`: a fifth of `fs::Metadata`'s size, which a tree's
+/// listings held ahead of the walk by the tens of thousands (their pages' first touch was a
+/// tenth of a re-run, `benches/NOTES.md`).
+#[derive(Debug, Clone, Copy)]
+pub struct FileState {
+    is_file: bool,
+    size: u64,
+    mtime_ns: i64,
+    ctime_ns: i64,
+    inode: u64,
+    device: u64,
+}
+
+impl FileState {
+    fn of(metadata: &fs::Metadata) -> Self {
+        Self {
+            is_file: metadata.is_file(),
+            size: metadata.size(),
+            mtime_ns: metadata.mtime() * 1_000_000_000 + metadata.mtime_nsec(),
+            ctime_ns: metadata.ctime() * 1_000_000_000 + metadata.ctime_nsec(),
+            inode: metadata.ino(),
+            device: metadata.dev(),
+        }
+    }
+}
 
 /// The entries of a folder in the order of their names as Python decodes them. A regular
 /// file's state is looked up here, relative to the open folder (`DirEntry::metadata`, an
@@ -311,7 +340,10 @@ pub(crate) fn list(folder: &OsStr) -> io::Result<Vec<Entry>> {
         let kind = entry.file_type().ok();
         let state =
             if kind.is_some_and(|kind| kind.is_file()) && name.as_bytes().first() != Some(&b'.') {
-                entry.metadata().ok()
+                entry
+                    .metadata()
+                    .ok()
+                    .map(|metadata| FileState::of(&metadata))
             } else {
                 None
             };

@@ -10,6 +10,7 @@
 //! `store.encode_metadata` writes: `{"source":...}`, and for a Markdown document
 //! `"headings"` too, its heading path as a tagged tuple).
 
+pub mod snapshot;
 pub mod sqlite;
 
 use crate::markdown::Outline;

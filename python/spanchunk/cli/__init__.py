@@ -214,8 +214,7 @@ def _run(
                 totals.documents += unchanged
                 totals.unchanged += unchanged
                 totals.bytes_read += unchanged_bytes
-                known = store.known_skips
-                totals.skipped.update(known[index][1] for index in store.recorded.quiet_settled())
+                totals.skipped.update(store.recorded.quiet_settled_kinds())
             _gone(store, args, listed, totals)
         if totals.documents == 0 and not totals.pruned:
             raise _NothingChunked(_nothing_chunked(totals, args))
@@ -276,12 +275,13 @@ def _to_cut(
             totals.missing.append(path)
         reporter.skip(path, kind, message)
 
-    known = store.known_skips if store is not None else ()
-    if store is not None and store.recorded is not None:
-        walk.settle_with(store.recorded)
+    recorded = store.recorded if store is not None else None
+    if recorded is not None:
+        walk.settle_with(recorded)
 
     def report_settled(path: str, index: int) -> None:
-        _, kind, message = known[index][:3]
+        assert recorded is not None  # only a walk settled with a store's records calls this
+        _, kind, message = recorded.skip_row(index)[:3]
         reporter.skip(path, kind, message)
         reporter.advance(1, 0)
 

@@ -12,7 +12,10 @@ one is added, and with ``--prune`` the documents whose files are gone (among tho
 PATHs and globs cover) are removed. Every batch of documents is written in one transaction,
 so a run that is interrupted or killed leaves each document in its old or its new version.
 Files skipped as binary or not text are recorded with their state too (``skipped_files``),
-so a re-run skips them again without reading them.
+so a re-run skips them again without reading them. A run reads the recorded states from the
+store's snapshot of them (``file_states``: one fetch, where the rows of a tree of tens of
+thousands of files had been the larger half of a re-run), which any change to the states
+deletes and the run that made the change writes again.
 
 The stat cache trusts a file's recorded state only when the file had not changed for
 ``RACY_SECONDS`` before the run that recorded it started (git's "racily clean" entries): a
@@ -29,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from spanchunk import _core
@@ -50,6 +53,7 @@ from spanchunk.cli._job import (
     decode_input,
     is_binary,
 )
+from spanchunk.stores.schema import READ_FILE_STATES, WRITE_FILE_STATES
 
 if TYPE_CHECKING:
     from spanchunk.cli._files import File
@@ -230,6 +234,38 @@ def recorded_states(
                 "file_ctime_ns, file_inode FROM documents"
             ).fetchall(),
         )
+
+
+def recorded_files(store: SqliteRegistry, quiet: Set[str]) -> _core.RecordedFiles:
+    """What the store recorded of its files, for the walk to settle them by their state:
+    from the store's snapshot of its file states in one fetch when it has one that reads
+    (``file_states``), else from the rows of its two tables."""
+    with store._read() as connection:
+        snapshot = connection.execute(READ_FILE_STATES).fetchone()
+    if snapshot is not None:
+        try:
+            return _core.RecordedFiles.from_snapshot(snapshot[0], snapshot[1], set(quiet))
+        except ValueError:  # not this format (another program wrote it): the rows say it
+            pass
+    return _core.RecordedFiles(recorded_states(store), read_skipped_rows(store), set(quiet))
+
+
+def write_file_states(store: SqliteRegistry) -> None:
+    """At the end of a run: the store's snapshot of its file states, made again when a
+    change deleted it (or the store had none), so the next run reads it in one fetch; a
+    run that changed nothing writes nothing."""
+    import sqlite3  # noqa: PLC0415
+
+    with store._read() as connection:
+        if connection.execute("SELECT 1 FROM file_states").fetchone() is not None:
+            return
+    try:
+        with store._write() as connection:
+            connection.execute(WRITE_FILE_STATES)
+    except sqlite3.OperationalError:
+        # Only a cache: a store the run may not write (read-only, a full disk) stays as it
+        # was, and the next run reads the rows.
+        pass
 
 
 def read_skipped_rows(store: SqliteRegistry) -> list[SkipRow]:

@@ -361,8 +361,7 @@ class SqliteWriter(Writer):
         from spanchunk.cli._store import (  # noqa: PLC0415
             StoreJob,
             check_store_settings,
-            read_skipped_rows,
-            recorded_states,
+            recorded_files,
             run_fingerprint,
             run_meta,
         )
@@ -375,12 +374,10 @@ class SqliteWriter(Writer):
         if self._temp_path is not None:
             self._start_bulk_load(fingerprint)
             return StoreJob(chunkers, {})
-        with self._database_errors():
-            states = recorded_states(self.store)
-            self.known_skips = read_skipped_rows(self.store)
         # The walk settles the files whose state is the one recorded, in the core; the
         # documents' hashes are read when a file is to be read (``load_hashes``).
-        self.recorded = _core.RecordedFiles(states, self.known_skips, set(self.quiet))
+        with self._database_errors():
+            self.recorded = recorded_files(self.store, self.quiet)
         job = StoreJob(chunkers, {})
         self._job = job
         return job
@@ -433,8 +430,6 @@ class SqliteWriter(Writer):
     #: the file, or covers it and did not find it (set by the run before it commits; None:
     #: nothing of the old records is dropped).
     replaces: Any = None
-    #: The rows of the skipped files the store recorded when the run started.
-    known_skips: Any = ()
     #: What the store recorded of its files, for the walk to settle them by their state
     #: (``_core.RecordedFiles``; None for a new store).
     recorded: Any = None
@@ -495,23 +490,26 @@ class SqliteWriter(Writer):
             self._commit()
 
     def _commit(self) -> None:
-        from spanchunk.cli._store import record_run  # noqa: PLC0415
+        from spanchunk.cli._store import record_run, write_file_states  # noqa: PLC0415
         from spanchunk.stores.schema import BULK_LOAD_FINISH  # noqa: PLC0415
 
         if self._temp_path is None:
+            recorded = self.recorded
             unsettled = (
-                [self.known_skips[index][0] for index in self.recorded.unsettled_skips()]
-                if self.recorded is not None
+                [recorded.skip_row(index)[0] for index in recorded.unsettled_skips()]
+                if recorded is not None
                 else ()
             )
             record_run(
                 self.store,
                 self._meta,
                 self.skipped,
-                known=self.known_skips,
+                # Read only when the run found skipped files to record.
+                known=recorded.skip_rows() if recorded is not None and self.skipped else (),
                 unsettled=unsettled,
                 replaces=self.replaces,
             )
+            write_file_states(self.store)
             self.store.close()
             return
         if self._bulk is not None:
@@ -522,12 +520,13 @@ class SqliteWriter(Writer):
         from spanchunk.stores.sqlite import SqliteRegistry  # noqa: PLC0415
 
         with SqliteRegistry(self._temp_path, create=False) as store:
+            # The file is not in place yet, and was loaded unsynced: without this, the
+            # checkpoint as the connection closes waited for the disk to take the whole
+            # new store (0.2 s on a tree's 400 MB), which only --sync asks for.
+            store._conn().execute("PRAGMA synchronous = OFF")
             if self.skipped:
-                # The file is not in place yet, and was loaded unsynced: without this, the
-                # checkpoint as the connection closes waited for the disk to take the whole
-                # new store (0.2 s on a tree's 400 MB), which only --sync asks for.
-                store._conn().execute("PRAGMA synchronous = OFF")
                 record_run(store, {}, self.skipped)
+            write_file_states(store)
         if self.sync:
             with open(self._temp_path, "rb+") as file:
                 os.fsync(file.fileno())

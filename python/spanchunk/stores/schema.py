@@ -13,7 +13,9 @@ from __future__ import annotations
 #: TABLE`` per column, nothing rewritten).
 #: Schema 4 records the files the command line skipped (``skipped_files``: binary, not
 #: UTF-8), with their state, so a re-run does not read them again.
-SCHEMA_VERSION = 4
+#: Schema 5 keeps a snapshot of the file states of both tables (``file_states``), which the
+#: command line's re-run reads in one fetch, and triggers that delete it on any change.
+SCHEMA_VERSION = 5
 #: ``PRAGMA application_id`` of a spanchunk store: "spch" as a big-endian int.
 APPLICATION_ID = int.from_bytes(b"spch", "big")
 
@@ -37,6 +39,61 @@ SKIPPED_FILES = """CREATE TABLE IF NOT EXISTS skipped_files (
     file_ctime_ns INTEGER NOT NULL,
     file_inode INTEGER NOT NULL
 )"""
+#: The snapshot of the file states ``documents`` and ``skipped_files`` record: one row, the
+#: two tables' states each as one value (the format ``rust/store/snapshot.rs`` reads), which
+#: a re-run into the store reads in one fetch instead of a row a file (the rows of a tree of
+#: 80,000 files through ``sqlite3`` had been the larger half of its re-run). It is a cache:
+#: the triggers below delete it on any change to the states (whoever writes: the command
+#: line, ``SqliteRegistry``, another program), and a run that finds none reads the rows and
+#: writes it again (``WRITE_FILE_STATES``), so a stale snapshot is never read.
+FILE_STATES = """CREATE TABLE IF NOT EXISTS file_states (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    documents BLOB NOT NULL,
+    skipped BLOB NOT NULL
+)"""
+_STATE_COLUMNS = "file_size, file_mtime_ns, file_ctime_ns, file_inode"
+#: The triggers that keep the snapshot true: it is deleted by any insert, delete or update
+#: of a state (the bulk load of a new store drops them, and makes them again at its end).
+FILE_STATE_TRIGGER_STATEMENTS = tuple(
+    f"CREATE TRIGGER IF NOT EXISTS file_states_{table}_{event} AFTER "
+    f"{event.upper()}{columns} ON {table} BEGIN DELETE FROM file_states; END"
+    for table, update_columns in (
+        ("documents", f"document_id, content_hash, {_STATE_COLUMNS}"),
+        ("skipped_files", f"path, kind, message, {_STATE_COLUMNS}"),
+    )
+    for event, columns in (("insert", ""), ("update", f" OF {update_columns}"), ("delete", ""))
+)
+FILE_STATE_TRIGGERS = "".join(f"{statement};" for statement in FILE_STATE_TRIGGER_STATEMENTS)
+DROP_FILE_STATE_TRIGGERS = "".join(
+    f"DROP TRIGGER IF EXISTS file_states_{table}_{event};"
+    for table in ("documents", "skipped_files")
+    for event in ("insert", "update", "delete")
+)
+
+
+def _text(column: str) -> str:
+    """A text field of the snapshot: its length in bytes, ``:``, its bytes."""
+    return f"length(CAST({column} AS BLOB)) || ':' || {column}"
+
+
+def _snapshot(fields: list[str], table: str) -> str:
+    """The subquery that makes one table's snapshot: each row's fields, then ``;``."""
+    row = " || ".join(fields)
+    return f"(SELECT CAST(ifnull(group_concat({row} || ';', ''), '') AS BLOB) FROM {table})"
+
+
+#: A state in the snapshot: its four integers, each after a ``,`` (empty for NULL).
+_STATE = [f"',' || ifnull({column}, '')" for column in _STATE_COLUMNS.split(", ")]
+#: Makes the snapshot from the tables, in SQLite alone (no row becomes a Python object). A
+#: document's row: its id, whether its content hash is recorded (``0`` or ``1``), its
+#: state; a skipped file's: its path, kind and message, its state.
+WRITE_FILE_STATES = (
+    "INSERT OR REPLACE INTO file_states (id, documents, skipped) SELECT 1, "
+    + _snapshot([_text("document_id"), "(content_hash IS NOT NULL)", *_STATE], "documents")
+    + ", "
+    + _snapshot([_text("path"), _text("kind"), _text("message"), *_STATE], "skipped_files")
+)
+READ_FILE_STATES = "SELECT documents, skipped FROM file_states"
 COLUMNS = (
     "id, text, document_id, idx, level, start_char, end_char, start_byte, end_byte, "
     "parent_id, child_ids, metadata"
@@ -69,6 +126,8 @@ CREATE TABLE IF NOT EXISTS documents (
     file_inode INTEGER
 );
 {SKIPPED_FILES};
+{FILE_STATES};
+{FILE_STATE_TRIGGERS}
 PRAGMA application_id = {APPLICATION_ID};
 PRAGMA user_version = {SCHEMA_VERSION};
 """
@@ -112,13 +171,20 @@ REFRESH_FILE_STATE = (
 #: ``benches/cli.py``, the same either way) from the end of the run, where nothing else
 #: runs, into the load, while the workers cut (2 workers: 0.69 -> 0.65 s); it also serves
 #: the delete of a document id that comes twice.
-BULK_LOAD_SETUP = "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; DROP INDEX chunks_id;"
+#: The snapshot's triggers are dropped too (each insert would delete an empty snapshot)
+#: and made again at the end.
+BULK_LOAD_SETUP = (
+    "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; DROP INDEX chunks_id;"
+    + DROP_FILE_STATE_TRIGGERS
+)
 #: The id index is sorted on up to ``SORT_THREADS`` helper threads (SQLite's ``PRAGMA
 #: threads``; its default is none): the builds took 0.65-0.77 s instead of 0.86-0.92 on
 #: the 2-core machine of ``benches/cli.py``, whose workers are idle by then. A larger cache
 #: for the sorts was slower (0.9-1.1 s with 64 MiB).
 SORT_THREADS = 2
-BULK_LOAD_FINISH = f"PRAGMA threads = {SORT_THREADS}; {ID_INDEX}; PRAGMA journal_mode = WAL;"
+BULK_LOAD_FINISH = (
+    f"PRAGMA threads = {SORT_THREADS}; {ID_INDEX}; {FILE_STATE_TRIGGERS} PRAGMA journal_mode = WAL;"
+)
 #: Chunks inserted, not upserted (the core deletes a document's chunks first when its id
 #: comes twice; ids of distinct documents differ).
 _ROW_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from spanchunk.stores.schema import (
     APPLICATION_ID,
     DOCUMENT_COLUMNS,
+    FILE_STATE_TRIGGER_STATEMENTS,
+    FILE_STATES,
     PAGE_SIZE,
     SCHEMA,
     SCHEMA_VERSION,
@@ -275,7 +277,8 @@ class SqliteFile:
             self._upgrade(connection)
 
     def _upgrade(self, connection: sqlite3.Connection) -> None:
-        """An older schema to this one: the documents' columns it lacks (one transaction)."""
+        """An older schema to this one: the documents' columns and the tables it lacks, and
+        the snapshot's triggers (one transaction)."""
         import sqlite3  # noqa: PLC0415  (imported by the first store opened: 4 ms of startup)
 
         try:
@@ -292,6 +295,9 @@ class SqliteFile:
                         if version < added_in and column.split()[0] not in present:
                             connection.execute(f"ALTER TABLE documents ADD COLUMN {column}")
                 connection.execute(SKIPPED_FILES)
+                connection.execute(FILE_STATES)
+                for trigger in FILE_STATE_TRIGGER_STATEMENTS:
+                    connection.execute(trigger)
                 connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
             connection.execute("ROLLBACK")
