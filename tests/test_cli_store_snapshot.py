@@ -238,3 +238,26 @@ def test_any_rows_come_back_from_the_snapshot_sqlite_makes(
     recorded = _core.RecordedFiles.from_snapshot(made[0], made[1], set())
     assert sorted(recorded.unseen_documents()) == sorted(documents)
     assert sorted(recorded.skip_rows()) == sorted(skip_rows)
+
+
+def test_a_snapshot_that_cannot_be_written_leaves_the_run_whole(
+    tree: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = tmp_path / "out.sqlite"
+    assert run(tree, out) == 0
+    (tree / "new.txt").write_text("a new file\n", encoding="utf-8")
+    # The write fails as SQLite fails (here: a statement it refuses); the run's documents are
+    # committed, the run succeeds, and the next run reads the rows.
+    monkeypatch.setattr(cli_store, "WRITE_FILE_STATES", "INSERT INTO no_such_table VALUES (1)")
+    capsys.readouterr()
+    assert run(tree, out) == 0
+    assert "1 added, 0 replaced, 4 unchanged" in store_line(capsys)
+    assert snapshot(out) is None
+    monkeypatch.undo()
+    monkeypatch.setattr(cli_store, "RACY_SECONDS", -60)
+    assert run(tree, out) == 0
+    assert "0 added, 0 replaced, 5 unchanged" in store_line(capsys)
+    assert snapshot(out) is not None

@@ -262,9 +262,9 @@ def write_file_states(store: SqliteRegistry) -> None:
     try:
         with store._write() as connection:
             connection.execute(WRITE_FILE_STATES)
-    except sqlite3.OperationalError:
-        # Only a cache: a store the run may not write (read-only, a full disk) stays as it
-        # was, and the next run reads the rows.
+    except (sqlite3.Error, OSError, TimeoutError):
+        # Only a cache: a store the run may not write (read-only, a full disk, another
+        # writer holding it) stays as it was, and the next run reads the rows.
         pass
 
 

@@ -81,8 +81,7 @@ impl PyRecordedFiles {
             let message: String = row.get_item(2)?.extract()?;
             let Some(state) = state_at(&row, 3)? else {
                 return Err(PyValueError::new_err(format!(
-                    "the skipped file {} has no whole state",
-                    path.display()
+                    "the skipped file {path:?} has no whole state"
                 )));
             };
             let quiet = quiet.contains(&kind);
