@@ -1,4 +1,5 @@
-"""Shared fixtures: the real corpus (DESIGN.md, shared/corpus/README.md).
+"""Shared fixtures: the real corpus (DESIGN.md, shared/corpus/README.md), and the store's
+stat cache observed (the files a run reads; every file's state trusted).
 
 The contract checker lives in ``_contract.py`` and the hypothesis strategies in
 ``_strategies.py``, next to this file, so test modules import them by name.
@@ -8,8 +9,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+import spanchunk.cli._store as cli_store
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,3 +58,24 @@ def corpus() -> dict[str, list[tuple[str, str]]]:
     assert folders, f"corpus folder {root} has no sub-folders"
     assert all(folders.values()), f"an empty folder in {root}"
     return folders
+
+
+@pytest.fixture
+def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trust the state of files however recently they changed (the tests' files are seconds
+    old; the racy rule has its own test)."""
+    monkeypatch.setattr(cli_store, "RACY_SECONDS", -60)
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files each run reads, in order."""
+    paths: list[str] = []
+    real_read = cli_store.read_source
+
+    def counted(file: Any, *args: Any) -> Any:
+        paths.append(os.path.basename(file.path))
+        return real_read(file, *args)
+
+    monkeypatch.setattr(cli_store, "read_source", counted)
+    return paths

@@ -37,27 +37,6 @@ def tree(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Trust the state of files however recently they changed (the tests' files are seconds
-    old; the racy rule has its own test)."""
-    monkeypatch.setattr(cli_store, "RACY_SECONDS", -60)
-
-
-@pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The files each run reads, in order."""
-    paths: list[str] = []
-    real_read = cli_store.read_source
-
-    def counted(file: Any, *args: Any) -> Any:
-        paths.append(os.path.basename(file.path))
-        return real_read(file, *args)
-
-    monkeypatch.setattr(cli_store, "read_source", counted)
-    return paths
-
-
-@pytest.fixture
 def cuts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The document ids each run cuts."""
     ids: list[str] = []

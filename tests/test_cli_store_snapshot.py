@@ -19,6 +19,8 @@ from spanchunk import SqliteRegistry, _core
 from spanchunk.cli import main
 from spanchunk.stores.schema import SCHEMA, WRITE_FILE_STATES
 
+pytestmark = pytest.mark.usefixtures("trusting")
+
 SIZES = ["--parent-size", "300", "--child-size", "60"]
 #: Names with the snapshot's own punctuation, digits, a line feed and non-ASCII text.
 NAMES = {
@@ -39,26 +41,6 @@ def tree(tmp_path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode("latin-1" if name == "latin.txt" else "utf-8"))
     return root
-
-
-@pytest.fixture(autouse=True)
-def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Trust the state of files however recently they changed (they are seconds old)."""
-    monkeypatch.setattr(cli_store, "RACY_SECONDS", -60)
-
-
-@pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The files each run reads."""
-    paths: list[str] = []
-    real_read = cli_store.read_source
-
-    def counted(file: Any, *args: Any) -> Any:
-        paths.append(os.path.basename(file.path))
-        return real_read(file, *args)
-
-    monkeypatch.setattr(cli_store, "read_source", counted)
-    return paths
 
 
 def run(tree: Path, out: Path, *args: str) -> int:
