@@ -248,8 +248,8 @@ def assemble(
         tokenizer: A HuggingFace ``tokenizer.json`` path, for ``unit="token"``.
         length_function: A callable str -> int, for ``unit="token"``.
         spread: How much of a hit's weight its neighbours get, per leaf away (one step
-            more into another parent). 0: only the hits are sent, never the text around
-            them; near 1: whole parents and grandparents around every hit.
+            more into another parent), from 0 to 1. 0: only the hits are sent, never the
+            text around them; near 1: whole parents and grandparents around every hit.
         depth: How many hits count (the rest are ignored), and so where sending stops:
             nothing worth less per character than the hit at rank ``depth - 1`` is sent,
             even when the budget has room.
@@ -268,8 +268,8 @@ def assemble(
     Raises:
         TypeError: A hit is not a Chunk or a (Chunk, score) pair, or ``unit`` is a function
             (it goes in ``length_function``).
-        ValueError: A negative budget or ``spread``, a ``depth`` below 1, an unknown unit,
-            order or ``missing``.
+        ValueError: A negative budget, a ``spread`` outside 0-1, a ``depth`` below 1, an
+            unknown unit, order or ``missing``.
         MissingParentError: (a ``KeyError``) ``missing="raise"`` and a hit's parent is not
             stored.
 
@@ -289,9 +289,13 @@ def assemble(
         isinstance(spread, bool)
         or not isinstance(spread, (int, float))
         or math.isnan(spread)
-        or spread < 0
+        or not 0 <= spread <= 1
     ):
-        raise ValueError(f"spread must be a non-negative number, got {spread!r}")
+        raise ValueError(
+            f"spread must be a number from 0 to 1, got {spread!r}: the share of a hit's "
+            "weight each step away keeps (0: the hits only; more than 1 would make far text "
+            "worth more than near text)"
+        )
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise ValueError(f"depth must be an int of at least 1, got {depth!r}")
     if order not in ("document", "score"):
@@ -300,7 +304,11 @@ def assemble(
     measure = measurer(unit, encoding, tokenizer, length_function, where="assemble")
     found = _Blocks(store)
     scored = scored_hits(hits, "assemble")
+    seen: set[str] = set()
     for rank, (hit, score) in enumerate(scored[:depth]):
+        if hit.id in seen:  # a hit given twice counts once, at its first rank
+            continue
+        seen.add(hit.id)
         block = found.block_of(hit)
         if mode == "raise" and found.missing:
             break
