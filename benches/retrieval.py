@@ -3,21 +3,27 @@
 The general evaluation of Smith & Troynikov, *Evaluating Chunking Strategies for Retrieval*
 (Chroma, 2024), on the three corpora in ``../shared/eval`` (276 questions, each with reference
 excerpts as character ranges). Every chunker cuts every corpus; chunks of all corpora are
-embedded with all-MiniLM-L6-v2 (``retrieval_embed.py``: numpy, fp32, no PyTorch, cached on disk
-by text hash) and searched together by exact cosine; what a strategy sends for a question is
-scored with the report's metrics (``retrieval_metrics.py``) against the number of cl100k tokens
-it sends.
+embedded with all-MiniLM-L6-v2 (``retrieval_embed.py``: an fp32 ONNX graph of the safetensors
+weights on onnxruntime, checked against the numpy forward pass at every run, no PyTorch,
+cached on disk by text hash) and searched together by exact cosine; what a strategy sends for
+a question is scored with the report's metrics (``retrieval_metrics.py``) against the number of
+cl100k tokens it sends, on all questions, on those with one reference excerpt and on those
+with two or more, with how its contexts read (separate spans, clean ends).
 
 Flat configurations send the top k chunks, with k the largest whose mean context over the
 questions stays within the budget. The hierarchical strategies (expand, auto-merge,
 neighbours, LlamaIndex's AutoMergingRetriever) are given the same rule on their number of leaf
-hits; ``assemble`` gets the budget itself, per question.
+hits; ``assemble`` gets the budget itself, per question, and the top 60 hits (leaves, or
+leaves and parents ranked together).
 
 Run (offline; the first run embeds, later runs read the cache)::
 
-    PYTHONPATH=python:/path/to/retrieval/deps python benches/retrieval.py [--eval DIR]
+    python benches/retrieval.py [--eval DIR] [--cache DIR] [--report-only]
 
-Writes ``benches/results/retrieval.md``, ``retrieval.json`` and ``retrieval.png``.
+Writes ``benches/results/retrieval.md``, ``retrieval.json`` and ``retrieval.png`` (the report
+is ``retrieval_report.py``; ``--report-only`` writes it again from the JSON). ``--cache`` names
+another embedding cache: an empty folder gives a cold run. ``retrieval_grid.py`` is how
+``assemble``'s defaults were chosen.
 """
 
 from __future__ import annotations
