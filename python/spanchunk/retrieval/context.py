@@ -12,10 +12,10 @@ numbers) is a greedy knapsack over candidate spans, by expected relevance per ch
 1. The hit at rank ``r`` (0: the best) weighs ``1 / (r + 1) ** 2``; hits from rank ``depth``
    on are ignored. Ranks, not scores: any retriever's scores, distances or fused ranks do.
 2. A leaf's relevance is the sum, over the hits of its top-level chunk, of the hit's weight
-   times ``spread`` to the power of the steps between them: a step per leaf, and one more into
-   another parent (a hit's own leaves: no step). The best hits' neighbours come before weak
-   hits, and several hits close together make the text between and around them (a whole
-   parent) worth sending; a weak lone hit lends its neighbours little.
+   times ``spread`` to the power of their distance in leaves (the hit's own leaves 0, its
+   neighbours 1, ...). The best hits' neighbours come before weak hits, and several hits
+   close together make the text between and around them (a whole parent) worth sending; a
+   weak lone hit lends its neighbours little.
 3. The candidates are each hit, each ancestor of a hit (parent, grandparent, ...) and the
    leaves between two chosen runs of one parent. Repeatedly, the candidate with the most
    relevance per character it adds is measured and taken if it fits the budget (else dropped),
@@ -128,18 +128,15 @@ class _Block:
         return low <= first and end <= high
 
     def settle(self, spread: float) -> None:
-        """Each leaf's relevance: the weights of the hits on it, and ``spread`` to the power
-        of the steps to each hit near it (a step per leaf, one more into another parent)."""
+        """Each leaf's relevance: the sum of the block's hits' weights, each times ``spread``
+        to the power of the leaf's distance from the hit, in leaves."""
         self.relevance = [0.0] * len(self.leaves)
         for (first, end, _), weight in zip(self.hits, self.weights, strict=True):
-            home = self.chains[first][0].id if self.chains[first] else None
-            for position, chain in enumerate(self.chains):
+            for position in range(len(self.leaves)):
                 if first <= position < end:
                     self.relevance[position] += weight
                     continue
                 steps = first - position if position < first else position - end + 1
-                if not chain or chain[0].id != home:
-                    steps += 1
                 self.relevance[position] += weight * spread**steps
 
     def run_size(self, first: int, end: int, measure: Callable[[str], int]) -> int:
@@ -227,7 +224,7 @@ def assemble(
     encoding: str | None = None,
     tokenizer: object = None,
     length_function: Callable[[str], int] | None = None,
-    spread: float = 0.4,
+    spread: float = 0.3,
     depth: int = 30,
     order: str = "document",
     missing: Missing = "warn",
@@ -247,8 +244,8 @@ def assemble(
         encoding: A tiktoken encoding, for ``unit="token"``.
         tokenizer: A HuggingFace ``tokenizer.json`` path, for ``unit="token"``.
         length_function: A callable str -> int, for ``unit="token"``.
-        spread: How much of a hit's weight its neighbours get, per leaf away (one step
-            more into another parent), from 0 to 1. 0: only the hits are sent, never the
+        spread: How much of a hit's weight its neighbours get, per leaf away, from 0 to
+            1. 0: only the hits are sent, never the
             text around them; near 1: whole parents and grandparents around every hit.
         depth: How many hits count (the rest are ignored), and so where sending stops:
             nothing worth less per character than the hit at rank ``depth - 1`` is sent,
