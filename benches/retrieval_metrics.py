@@ -13,6 +13,13 @@ retrieved ranges ``R`` (from any corpus: a retrieved range in another corpus is 
   retrieval; with chunks that cover the text, the two agree).
 
 All four are computed per question and then averaged over the questions, as the report does.
+
+Two more figures say how a context reads, for flat and assembled contexts alike
+(``reading``): the number of separate spans (retrieved ranges joined where they overlap or
+only whitespace lies between them), and the share of span ends that fall on a sentence or
+paragraph end (the text before the end closes with ``.``, ``!``, ``?`` or ``…``, perhaps
+followed by a closing quote or bracket; or only whitespace with a line break, or nothing,
+follows it).
 Sets are sets of characters: overlapping retrieved chunks (chunk overlap, or a parent and its
 child) count once. The report's code sums the retrieved lengths instead (overlap counted
 twice) in precision and IoU; ``summed=True`` gives that variant, to compare with its table.
@@ -124,6 +131,51 @@ def precision_omega(chunks: Sequence[Range], references: Sequence[Range]) -> flo
     shared = intersection_length(reference_set, touching)
     denominator = total_length([*touching, *reference_set])
     return shared / denominator if denominator else 0.0
+
+
+_CLOSERS = "\"')]}\u00bb\u201d\u2019*_"
+_STOPS = ".!?\u2026"
+
+
+def joined_spans(text: str, ranges: Iterable[Range]) -> list[Range]:
+    """``ranges`` as the separate spans a reader sees: joined where they overlap, touch or
+    only whitespace lies between them."""
+    spans: list[Range] = []
+    for start, end in union_ranges(ranges):
+        if spans and not text[spans[-1][1] : start].strip():
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    return spans
+
+
+def ends_cleanly(text: str, end: int) -> bool:
+    """Whether a span of ``text`` ending at ``end`` ends on a sentence or paragraph end."""
+    after = text[end:]
+    rest = after.lstrip()
+    if not rest or "\n" in after[: len(after) - len(rest)]:
+        return True
+    before = text[:end].rstrip().rstrip(_CLOSERS)
+    return bool(before) and before[-1] in _STOPS
+
+
+def reading(
+    texts: dict[str, str], contexts: Sequence[Sequence[tuple[str, int, int]]]
+) -> tuple[float, float]:
+    """For contexts of ``(corpus_id, start_char, end_char)`` pieces: the mean number of
+    separate spans per context, and the share of all their ends that end cleanly."""
+    counts: list[float] = []
+    clean = total = 0
+    for pieces in contexts:
+        spans = 0
+        for corpus in sorted({corpus for corpus, _, _ in pieces}):
+            text = texts[corpus]
+            joined = joined_spans(text, [(a, b) for c, a, b in pieces if c == corpus])
+            spans += len(joined)
+            clean += sum(ends_cleanly(text, end) for _, end in joined)
+            total += len(joined)
+        counts.append(float(spans))
+    return mean(counts), (clean / total if total else 0.0)
 
 
 def mean(values: Iterable[float]) -> float:

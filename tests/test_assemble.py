@@ -55,88 +55,100 @@ def test_adjacent_hits_become_one_run() -> None:
     check(spans, SENTENCES, 100, "char")
 
 
-def test_close_hits_are_bridged_and_merged_up() -> None:
+def test_hits_close_together_widen_to_their_parent() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
-    parent = store.get(leaves[1].parent_id)
-    assert parent is not None
-    # Hits 1 and 3 of the five leaves of the first parent: leaf 2 bridges them, and 3 of
-    # 5 leaves is more than half the parent, so the parent is sent.
-    spans = assemble([leaves[1], leaves[3], leaves[7]], store, budget=1000, unit="char", widen=0.0)
+    parent = store[leaves[1].parent_id]
+    # Hits 1 and 3 of the first parent's five leaves (ranks 0 and 1) and a weaker lone hit,
+    # leaf 12 (rank 2): the leaves around and between the two close hits are worth more
+    # than anything around the lone one, so their parent is sent whole and leaf 12 alone.
+    spans = assemble([leaves[1], leaves[3], leaves[12]], store, budget=230, unit="char")
     assert [(s.start_char, s.end_char) for s in spans] == [
         (parent.start_char, parent.end_char),
-        (leaves[7].start_char, leaves[7].end_char),
+        (leaves[12].start_char, leaves[12].end_char),
     ]
-    assert spans[0].chunk_ids == (parent.id,)
-    assert spans[0].level == 1
+    assert spans[0].chunk_ids == (parent.id,) and spans[0].level == 1
+    assert spans[1].chunk_ids == (leaves[12].id,) and spans[1].level == 0
+    # Too small a budget for the parent: the two hits and the leaf that bridges them.
+    (bridged,) = assemble([leaves[1], leaves[3]], store, budget=120, unit="char")
+    assert (bridged.start_char, bridged.end_char) == (leaves[1].start_char, leaves[3].end_char)
+    assert bridged.chunk_ids == tuple(leaf.id for leaf in leaves[1:4])
 
 
-def test_no_bridge_with_gap_zero_and_no_merge_with_threshold_one() -> None:
+def test_a_lone_hit_stays_a_leaf_without_spread_or_depth() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
-    spans = assemble(
-        [leaves[1], leaves[3]], store, budget=1000, unit="char", gap=0, threshold=1.0, widen=0.0
-    )
+    hits = [leaves[1], leaves[3], leaves[12]]
+    bare = [(leaf.start_char, leaf.end_char) for leaf in hits]
+    # spread=0: the hits lend their neighbours nothing, so only the hits are sent.
+    spans = assemble(hits, store, budget=1000, unit="char", spread=0.0)
+    assert sorted((s.start_char, s.end_char) for s in spans) == sorted(bare)
+    # depth=1: only the best hit counts, and nothing worth less than it is sent.
+    (alone,) = assemble(hits, store, budget=1000, unit="char", depth=1)
+    assert (alone.start_char, alone.end_char) == bare[0]
+
+
+def test_the_best_hit_lends_its_neighbours_more_than_weak_hits_are_worth() -> None:
+    leaves, store = tree(SENTENCES, sizes=[200, 50])
+    parent = store[leaves[12].parent_id]
+    # Leaf 12 is now the best hit: its neighbours (0.3 of its weight) outweigh the third hit
+    # (1/9), so its parent is sent, then the second hit; the third no longer fits.
+    spans = assemble([leaves[12], leaves[1], leaves[3]], store, budget=230, unit="char")
     assert [(s.start_char, s.end_char) for s in spans] == [
         (leaves[1].start_char, leaves[1].end_char),
-        (leaves[3].start_char, leaves[3].end_char),
+        (parent.start_char, parent.end_char),
     ]
 
 
-def test_the_parent_whenever_it_fits_by_default() -> None:
+def test_a_hit_given_twice_counts_once() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
-    parent = store.get(leaves[0].parent_id)
-    assert parent is not None
-    spans = assemble([leaves[0]], store, budget=400, unit="char")
-    assert [(s.start_char, s.end_char) for s in spans] == [(parent.start_char, parent.end_char)]
-    # Too small a budget for the parent: the hit alone.
-    spans = assemble([leaves[0]], store, budget=100, unit="char")
-    assert [(s.start_char, s.end_char) for s in spans] == [(0, 37)]
-    # widen=0.25: the parent only when it is at most a quarter of the budget.
-    assert len(assemble([leaves[0]], store, budget=400, unit="char", widen=0.25)[0].text) == 37
-    assert assemble([leaves[0]], store, budget=800, unit="char", widen=0.25)[0].level == 1
+    once = assemble([leaves[1], leaves[12]], store, budget=120, unit="char")
+    twice = assemble([leaves[1], leaves[1], leaves[12]], store, budget=120, unit="char")
+    assert [(s.start_char, s.end_char) for s in twice] == [(s.start_char, s.end_char) for s in once]
 
 
-def test_a_centred_window_of_neighbours() -> None:
+def test_a_parent_hit_counts_for_its_leaves() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
-    spans = assemble(
-        [leaves[2]], store, budget=1000, unit="char", widen=0.0, context=1, threshold=1.0
-    )
+    parent = store[leaves[5].parent_id]
+    # A parent searched by its own vector, and a leaf elsewhere.
+    spans = assemble([parent, leaves[0]], store, budget=260, unit="char")
     assert [(s.start_char, s.end_char) for s in spans] == [
-        (leaves[1].start_char, leaves[3].end_char)
+        (leaves[0].start_char, leaves[0].end_char),
+        (parent.start_char, parent.end_char),
     ]
+    assert spans[1].hits == (parent,)
 
 
 def test_budget_skips_what_does_not_fit() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
     assert assemble(leaves[:3], store, budget=0, unit="char") == []
-    spans = assemble(leaves[:3], store, budget=40, unit="char", widen=0.0)
+    spans = assemble(leaves[:3], store, budget=40, unit="char")
     assert [(s.start_char, s.end_char) for s in spans] == [(0, 37)]
 
 
 def test_scores_and_order() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
     hits = [(leaves[9], 0.9), (leaves[0], 0.8)]
-    by_document = assemble(hits, store, budget=1000, unit="char", gap=0, widen=0.0)
+    by_document = assemble(hits, store, budget=1000, unit="char", spread=0.0)
     assert [s.start_char for s in by_document] == [leaves[0].start_char, leaves[9].start_char]
-    by_score = assemble(hits, store, budget=1000, unit="char", gap=0, widen=0.0, order="score")
+    by_score = assemble(hits, store, budget=1000, unit="char", spread=0.0, order="score")
     assert [s.score for s in by_score] == [0.9, 0.8]
     assert [s.rank for s in by_score] == [0, 1]
 
 
 def test_tokens_by_default() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
-    spans = assemble(leaves[:1], store, budget=1000, widen=0.0)
+    spans = assemble(leaves[:1], store, budget=1000, spread=0.0)
     assert spans[0].size == 8  # "One sentence here." twice: 4 cl100k tokens each
 
 
 def test_units_are_the_chunkers() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
-    in_words = assemble(leaves[:1], store, budget=1000, unit="word", widen=0.0)
+    in_words = assemble(leaves[:1], store, budget=1000, unit="word", spread=0.0)
     assert in_words[0].size == len(in_words[0].text.split())
     counted = assemble(
-        leaves[:1], store, 1000, "token", length_function=lambda t: len(t.split()), widen=0.0
+        leaves[:1], store, 1000, "token", length_function=lambda t: len(t.split()), spread=0.0
     )
     assert counted[0].size == in_words[0].size
-    o200k = assemble(leaves[:1], store, budget=1000, encoding="o200k_base", widen=0.0)
+    o200k = assemble(leaves[:1], store, budget=1000, encoding="o200k_base", spread=0.0)
     assert o200k[0].size == 8
     with pytest.raises(TypeError, match=r"not a function.*length_function="):
         assemble(leaves, store, 10, len)  # type: ignore[arg-type]
@@ -164,8 +176,11 @@ def test_bad_arguments() -> None:
     leaves, store = tree(SENTENCES, sizes=[200, 50])
     with pytest.raises(ValueError, match="budget"):
         assemble(leaves, store, budget=-1)
-    with pytest.raises(ValueError, match="gap"):
-        assemble(leaves, store, budget=10, gap=-1)
+    for spread in (-0.5, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="spread"):
+            assemble(leaves, store, budget=10, spread=spread)
+    with pytest.raises(ValueError, match="depth"):
+        assemble(leaves, store, budget=10, depth=0)
     with pytest.raises(ValueError, match="order"):
         assemble(leaves, store, budget=10, order="random")
     with pytest.raises(ValueError, match="unit"):
@@ -191,10 +206,8 @@ def test_spans_are_exact_disjoint_and_within_budget(
     options = data.draw(
         st.fixed_dictionaries(
             {
-                "gap": st.integers(0, 3),
-                "threshold": st.sampled_from([0.0, 0.5, 1.0]),
-                "widen": st.sampled_from([0.0, 0.25, 1.0]),
-                "context": st.integers(0, 2),
+                "spread": st.sampled_from([0.0, 0.3, 0.7, 1.0]),
+                "depth": st.integers(1, 40),
                 "order": st.sampled_from(["document", "score"]),
             }
         ),
@@ -202,13 +215,13 @@ def test_spans_are_exact_disjoint_and_within_budget(
     )
     spans = assemble(hits, store, budget, unit=kwargs["unit"], **options)
     check(spans, text, budget, kwargs["unit"])
-    # With room for the whole text and no widening, every hit is sent.
-    if (
-        size_of(text, kwargs["unit"]) <= budget
-        and options["threshold"] >= 1.0
-        and options["widen"] == 0.0
-        and options["gap"] == 0
-        and not options["context"]
-    ):
-        for hit in hits:
+    # With room for the whole text, every hit that counts is sent; without spread, nothing
+    # else is.
+    if size_of(text, kwargs["unit"]) <= budget:
+        for hit in hits[: options["depth"]]:
             assert any(s.start_char <= hit.start_char and hit.end_char <= s.end_char for s in spans)
+        if options["spread"] == 0.0:
+            covered = {i for hit in hits for i in range(hit.start_char, hit.end_char)}
+            for span in spans:  # the hits, and the whitespace between adjacent ones
+                for i in range(span.start_char, span.end_char):
+                    assert i in covered or text[i].isspace()

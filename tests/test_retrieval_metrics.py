@@ -87,3 +87,27 @@ def test_precision_omega_takes_every_chunk_touching_a_reference() -> None:
 def test_mean() -> None:
     assert metrics.mean([0.0, 1.0, 0.5]) == 0.5
     assert metrics.mean([]) == 0.0
+
+
+def test_reading_joins_spans_across_whitespace_only() -> None:
+    text = "One. Two.\n\nThree four five. Six"
+    assert metrics.joined_spans(text, [(0, 4), (5, 9), (17, 21)]) == [(0, 9), (17, 21)]
+    assert metrics.joined_spans(text, [(0, 9), (11, 16)]) == [(0, 16)]  # a blank line between
+
+
+def test_span_ends_on_a_sentence_or_paragraph_end() -> None:
+    text = 'He said "yes." Then\nno more words here and (this.) end'
+    assert metrics.ends_cleanly(text, 14)  # after the closing quote of a sentence
+    assert metrics.ends_cleanly(text, 19)  # a line break follows
+    assert not metrics.ends_cleanly(text, 17)  # inside a word
+    assert metrics.ends_cleanly(text, 49)  # "(this.)"
+    assert metrics.ends_cleanly(text, len(text))  # the end of the text
+    assert not metrics.ends_cleanly(text, 43)
+
+
+def test_reading_counts_spans_and_clean_ends_per_context() -> None:
+    texts = {"a": "One. Two three. Four", "b": "Five six."}
+    contexts = [[("a", 0, 4), ("a", 5, 15), ("b", 0, 4)], [("a", 5, 9)]]
+    spans, share = metrics.reading(texts, contexts)
+    assert spans == (2 + 1) / 2  # (a: one joined span, b: one) and one
+    assert share == 1 / 3  # "One. Two three." ends cleanly; "Five" and "Two" do not

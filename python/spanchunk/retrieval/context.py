@@ -1,30 +1,33 @@
-"""``assemble``: the context to send to a model for a set of retrieved leaves, within a budget.
+"""``assemble``: the context to send to a model for a set of retrieved chunks, within a budget.
 
-``assemble`` turns scored hits (leaf chunks, best first) into exact, non-overlapping spans whose
-total size fits a budget, choosing region by region between the hit itself, a run of
-neighbours that joins close hits, and a whole parent or grandparent when enough of it is
-already chosen. It reads the hierarchy only through a store's ``get(chunk_id)`` and each
-chunk's ``parent_id`` and ``child_ids``: the leaves must be in the store too (add them with
-``store.add(children)``), or a hit cannot see its siblings and stays alone.
+``assemble`` turns hits (leaf chunks, best first; parents too, when they were searched as well)
+into exact, non-overlapping spans whose total size fits a budget. It reads the hierarchy only
+through a store's ``get_many`` and each chunk's ``parent_id`` and ``child_ids``: the leaves
+must be in the store too (add them with ``store.add(children)``), or a hit cannot see its
+siblings and stays alone.
 
-The rule, hit by hit in rank order (the documentation's Retrieval page, ``docs/retrieval.md``,
-says why and gives the numbers):
+The rule (the documentation's Retrieval page, ``docs/retrieval.md``, says why and gives the
+numbers) is a greedy knapsack over candidate spans, by expected relevance per character:
 
-1. Take the hit's leaf.
-2. Bridge: when a chosen leaf of the same top-level chunk lies at most ``gap`` leaves away, take
-   the leaves between too, so close hits become one run (the text between two relevant spots
-   is usually relevant, and one run reads better than two fragments).
-3. Merge up: when the chosen part of an ancestor (parent, then grandparent, ...) is more than
-   ``threshold`` of its size, take the whole ancestor (auto-merge's rule, on sizes).
-4. If the result does not fit the budget, try again without step 3, then without step 2;
-   if the bare leaf does not fit either, skip the hit (a later, smaller one may fit).
+1. The hit at rank ``r`` (0: the best) weighs ``1 / (r + 1) ** 2``; hits from rank ``depth``
+   on are ignored. Ranks, not scores: any retriever's scores, distances or fused ranks do.
+2. A leaf's relevance is the sum, over the hits of its top-level chunk, of the hit's weight
+   times ``spread`` to the power of their distance in leaves (the hit's own leaves 0, its
+   neighbours 1, ...). The best hits' neighbours come before weak hits, and several hits
+   close together make the text between and around them (a whole parent) worth sending; a
+   weak lone hit lends its neighbours little.
+3. The candidates are each hit, each ancestor of a hit (parent, grandparent, ...) and the
+   leaves between two chosen runs of one parent. Repeatedly, the candidate with the most
+   relevance per character it adds is measured and taken if it fits the budget (else dropped),
+   while that is at least the weight of the last hit counted (rank ``depth - 1``).
 
-The store is read once per chunk reached (``_get_many`` is the batch lookup); sizes are
-measured by the Rust core on the span's text only for the top-level chunk a hit changes.
+Runs are measured by the Rust core, each once (memoised), and only when a candidate is about
+to be taken; the store is read once per chunk reached (``_get_many`` is the batch lookup).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +52,21 @@ def _get_many(store: ParentStore, chunk_ids: Iterable[str]) -> list[Chunk | None
     return [store.get(chunk_id) for chunk_id in wanted]
 
 
+def _weight(rank: int) -> float:
+    """What a hit at ``rank`` (0: the best) vouches for."""
+    return 1.0 / (rank + 1) ** 2
+
+
+@dataclass
+class _Candidate:
+    """Leaves [first, end) of a block, the relevance they would add, and that per char."""
+
+    first: int
+    end: int
+    worth: float  # relevance added: per new leaf, relevance x chars
+    density: float  # worth per char added
+
+
 @dataclass
 class _Block:
     """The leaves under one top-level chunk, and the leaf range of every chunk above them."""
@@ -59,13 +77,21 @@ class _Block:
     chains: list[list[Chunk]]  # per leaf: its ancestors inside the block, nearest first
     chosen: list[bool] = field(default_factory=list)
     best: list[tuple[float, int] | None] = field(default_factory=list)  # per leaf: (score, rank)
+    weights: list[float] = field(default_factory=list)  # per hit noted
+    relevance: list[float] = field(default_factory=list)  # per leaf, once every hit is noted
     size: int = 0
     sizes: dict[tuple[int, int], int] = field(default_factory=dict)
     hits: list[tuple[int, int, Chunk]] = field(default_factory=list)  # (first, end, hit)
+    candidates: list[_Candidate] = field(default_factory=list)
+
+    starts: list[int] = field(default_factory=list)  # per leaf, relative to the top chunk
+    ends: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.chosen = [False] * len(self.leaves)
         self.best = [None] * len(self.leaves)
+        self.starts = [leaf.start_char - self.top.start_char for leaf in self.leaves]
+        self.ends = [leaf.end_char - self.top.start_char for leaf in self.leaves]
 
     def runs(self, chosen: Sequence[bool]) -> list[tuple[int, int]]:
         """Maximal runs [first, end) of chosen leaves; runs whose text overlaps (leaves cut
@@ -85,20 +111,36 @@ class _Block:
 
     def text_of(self, first: int, end: int) -> tuple[int, int]:
         """Char offsets, relative to the top chunk, of leaves [first, end)."""
-        start = min(leaf.start_char for leaf in self.leaves[first:end])
-        stop = max(leaf.end_char for leaf in self.leaves[first:end])
-        return start - self.top.start_char, stop - self.top.start_char
+        return min(self.starts[first:end]), max(self.ends[first:end])
 
     def note(self, first: int, end: int, score: float, rank: int, hit: Chunk) -> None:
-        """Remember the hit on leaves [first, end), and the best hit on each of them."""
+        """Remember the hit on leaves [first, end), its weight, and the best hit on each of
+        them."""
         self.hits.append((first, end, hit))
+        self.weights.append(_weight(rank))
         for position in range(first, end):
             best = self.best[position]
             if best is None or best[0] < score:
                 self.best[position] = (score, rank)
 
+    def _holds(self, ancestor: Chunk, first: int, end: int) -> bool:
+        low, high = self.ranges[ancestor.id]
+        return low <= first and end <= high
+
+    def settle(self, spread: float) -> None:
+        """Each leaf's relevance: the sum of the block's hits' weights, each times ``spread``
+        to the power of the leaf's distance from the hit, in leaves."""
+        self.relevance = [0.0] * len(self.leaves)
+        for (first, end, _), weight in zip(self.hits, self.weights, strict=True):
+            for position in range(len(self.leaves)):
+                if first <= position < end:
+                    self.relevance[position] += weight
+                    continue
+                steps = first - position if position < first else position - end + 1
+                self.relevance[position] += weight * spread**steps
+
     def run_size(self, first: int, end: int, measure: Callable[[str], int]) -> int:
-        # Memoised: the rule measures the same runs again and again.
+        # Memoised: a run is measured once, however often it is proposed.
         key = (first, end)
         if key not in self.sizes:
             start, stop = self.text_of(first, end)
@@ -108,56 +150,44 @@ class _Block:
     def size_of(self, chosen: Sequence[bool], measure: Callable[[str], int]) -> int:
         return sum(self.run_size(first, end, measure) for first, end in self.runs(chosen))
 
-    def merge_up(
-        self, chosen: list[bool], position: int, threshold: float, measure: Callable[[str], int]
-    ) -> list[bool]:
-        """Take each ancestor of ``position``, nearest first, while its chosen share of size
-        is above ``threshold``."""
-        merged = chosen.copy()
-        for ancestor in self.chains[position]:
-            low, high = self.ranges[ancestor.id]
-            whole = self.run_size(low, high, measure)
-            inside = [on and low <= i < high for i, on in enumerate(merged)]
-            if not whole or self.size_of(inside, measure) / whole <= threshold:
-                break
-            merged[low:high] = [True] * (high - low)
-        return merged
+    def ranges_to_try(self) -> set[tuple[int, int]]:
+        """Each hit, each ancestor of a hit, and the gap between two chosen runs of one
+        parent."""
+        found: set[tuple[int, int]] = set()
+        for first, end, _ in self.hits:
+            found.add((first, end))
+            for ancestor in self.chains[first]:
+                if self._holds(ancestor, first, end):
+                    found.add(self.ranges[ancestor.id])
+        runs = self.runs(self.chosen)
+        for (_, left_end), (right_first, _) in itertools.pairwise(runs):
+            left, right = self.chains[left_end - 1], self.chains[right_first]
+            if left and right and left[0].id == right[0].id:
+                found.add((left_end, right_first))
+        return found
 
-    def proposals(
-        self,
-        first: int,
-        end: int,
-        *,
-        gap: int,
-        context: int,
-        threshold: float,
-        widest: float,
-        measure: Callable[[str], int],
-    ) -> list[list[bool]]:
-        """What taking leaves [first, end) could add, most generous first."""
-        bare = self.chosen.copy()
-        bare[first:end] = [True] * (end - first)
-        bridged = bare.copy()
-        on = [i for i, value in enumerate(self.chosen) if value]
-        before = [i for i in on if i < first]
-        after = [i for i in on if i >= end]
-        if before and first - before[-1] - 1 <= gap:
-            bridged[before[-1] + 1 : first] = [True] * (first - before[-1] - 1)
-        if after and after[0] - end <= gap:
-            bridged[end : after[0]] = [True] * (after[0] - end)
-        proposals = [self.merge_up(bridged, first, threshold, measure), bridged, bare]
-        if context:
-            window = bridged.copy()
-            low, high = max(0, first - context), min(len(window), end + context)
-            window[low:high] = [True] * (high - low)
-            proposals[:0] = [self.merge_up(window, first, threshold, measure), window]
-        if widest and self.chains[first]:
-            low, high = self.ranges[self.chains[first][0].id]
-            if self.run_size(low, high, measure) <= widest:
-                widened = bridged.copy()
-                widened[low:high] = [True] * (high - low)
-                proposals[:0] = [self.merge_up(widened, first, threshold, measure), widened]
-        return proposals
+    def evaluate(self) -> None:
+        """The candidates that would add something, with their relevance per character (a
+        size in the budget's unit is measured only for the candidate about to be taken)."""
+        self.candidates = []
+        for first, end in sorted(self.ranges_to_try()):
+            new = [position for position in range(first, end) if not self.chosen[position]]
+            chars = [self.ends[position] - self.starts[position] for position in new]
+            worth = sum(
+                self.relevance[position] * size for position, size in zip(new, chars, strict=True)
+            )
+            if worth > 0.0:
+                self.candidates.append(_Candidate(first, end, worth, worth / max(1, sum(chars))))
+
+    def added_by(self, candidate: _Candidate, measure: Callable[[str], int]) -> int:
+        """The size ``candidate`` adds to the block's chosen runs, measured."""
+        proposal = self.chosen.copy()
+        proposal[candidate.first : candidate.end] = [True] * (candidate.end - candidate.first)
+        return self.size_of(proposal, measure) - self.size
+
+    def take(self, candidate: _Candidate, added: int) -> None:
+        self.chosen[candidate.first : candidate.end] = [True] * (candidate.end - candidate.first)
+        self.size += added
 
 
 def _walk(store: ParentStore, top: Chunk, cache: dict[str, Chunk | None]) -> _Block:
@@ -194,18 +224,18 @@ def assemble(
     encoding: str | None = None,
     tokenizer: object = None,
     length_function: Callable[[str], int] | None = None,
-    gap: int = 1,
-    threshold: float = 0.5,
-    widen: float = 1.0,
-    context: int = 0,
+    spread: float = 0.3,
+    depth: int = 30,
     order: str = "document",
     missing: Missing = "warn",
 ) -> list[Span]:
     """The context to send for ``hits`` within ``budget``: exact, non-overlapping spans.
 
     Args:
-        hits: Retrieved chunks, best first: ``Chunk`` objects or ``(Chunk, score)`` pairs
-            (without scores, rank stands in for score).
+        hits: Retrieved chunks, best first: ``Chunk`` objects or ``(Chunk, score)`` pairs.
+            Leaves, usually; a parent (searched by its own vector) counts as a hit on each
+            of its leaves. Only the order matters to the rule; scores are kept in the
+            spans.
         store: Where the hits' parents, ancestors and sibling leaves are found by ``get``.
         budget: The most the spans may total, in ``unit``.
         unit: What the budget is counted in, as for the chunkers: ``"token"`` (cl100k_base
@@ -214,13 +244,12 @@ def assemble(
         encoding: A tiktoken encoding, for ``unit="token"``.
         tokenizer: A HuggingFace ``tokenizer.json`` path, for ``unit="token"``.
         length_function: A callable str -> int, for ``unit="token"``.
-        gap: Join a hit to a chosen leaf at most this many leaves away (0: only adjacent).
-        threshold: Take a whole ancestor when more than this share of its size is chosen
-            (1 or more: never).
-        widen: Take a hit's whole parent when the parent's size is at most this share of
-            the budget and it fits (the default, 1: whenever it fits; 0: never).
-        context: Take this many leaves either side of a hit too, within its top-level chunk
-            (a centred window; 0: none).
+        spread: How much of a hit's weight its neighbours get, per leaf away, from 0 to
+            1. 0: only the hits are sent, never the
+            text around them; near 1: whole parents and grandparents around every hit.
+        depth: How many hits count (the rest are ignored), and so where sending stops:
+            nothing worth less per character than the hit at rank ``depth - 1`` is sent,
+            even when the budget has room.
         order: ``"document"``: documents by their best hit, spans in reading order within
             each (a model reads adjacent spans as the text they are); ``"score"``: spans by
             their best hit.
@@ -236,7 +265,8 @@ def assemble(
     Raises:
         TypeError: A hit is not a Chunk or a (Chunk, score) pair, or ``unit`` is a function
             (it goes in ``length_function``).
-        ValueError: A negative budget or gap, an unknown unit, order or ``missing``.
+        ValueError: A negative budget, a ``spread`` outside 0-1, a ``depth`` below 1, an
+            unknown unit, order or ``missing``.
         MissingParentError: (a ``KeyError``) ``missing="raise"`` and a hit's parent is not
             stored.
 
@@ -252,56 +282,74 @@ def assemble(
     """
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
         raise ValueError(f"budget must be a non-negative int, got {budget!r}")
-    for name, value in (("gap", gap), ("context", context)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be a non-negative int, got {value!r}")
-    if not isinstance(threshold, (int, float)) or math.isnan(threshold):
-        raise ValueError(f"threshold must be a number, got {threshold!r}")
+    if (
+        isinstance(spread, bool)
+        or not isinstance(spread, (int, float))
+        or math.isnan(spread)
+        or not 0 <= spread <= 1
+    ):
+        raise ValueError(
+            f"spread must be a number from 0 to 1, got {spread!r}: the share of a hit's "
+            "weight each step away keeps (0: the hits only; more than 1 would make far text "
+            "worth more than near text)"
+        )
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise ValueError(f"depth must be an int of at least 1, got {depth!r}")
     if order not in ("document", "score"):
         raise ValueError(f"order must be 'document' or 'score', got {order!r}")
     mode = check_missing(missing)
     measure = measurer(unit, encoding, tokenizer, length_function, where="assemble")
     found = _Blocks(store)
-    total = 0
     scored = scored_hits(hits, "assemble")
-    for rank, (hit, score) in enumerate(scored):
+    seen: set[str] = set()
+    for rank, (hit, score) in enumerate(scored[:depth]):
+        if hit.id in seen:  # a hit given twice counts once, at its first rank
+            continue
+        seen.add(hit.id)
         block = found.block_of(hit)
         if mode == "raise" and found.missing:
             break
         first, end = block.ranges[hit.id]
         block.note(first, end, score, rank, hit)
-        if all(block.chosen[first:end]) or total >= budget:
-            continue
-        bare = block.chosen.copy()
-        bare[first:end] = [True] * (end - first)
-        if total - block.size + block.size_of(bare, measure) > budget:
-            continue  # every other proposal holds this one: none fits
-        proposals = block.proposals(
-            first,
-            end,
-            gap=gap,
-            context=context,
-            threshold=threshold,
-            widest=widen * budget,
-            measure=measure,
-        )
-        for proposal in proposals:
-            size = block.size_of(proposal, measure)
-            if total - block.size + size <= budget:
-                total += size - block.size
-                block.size = size
-                block.chosen = proposal
-                break
     missing_parents(
         mode,
         found.missing,
         "assemble",
-        total=len(scored),
+        total=min(len(scored), depth),
         content=False,
         relation="an ancestor",
         kept="assembled without the chunks above them",
     )
+    _fill(list(found.blocks.values()), budget, float(spread), _weight(depth - 1), measure)
     return _spans(found.blocks.values(), measure, order)
+
+
+def _fill(
+    blocks: list[_Block], budget: int, spread: float, floor: float, measure: Callable[[str], int]
+) -> None:
+    """The greedy knapsack: the candidate worth most per char that fits, again and again,
+    while it is worth at least ``floor`` per char."""
+    for block in blocks:
+        block.settle(spread)
+        block.evaluate()
+    total = 0
+    while True:
+        worthy = [
+            (candidate.density, candidate.worth, -position, candidate, block)
+            for position, block in enumerate(blocks)
+            for candidate in block.candidates
+            if candidate.density >= floor
+        ]
+        if not worthy:
+            return
+        *_, candidate, block = max(worthy, key=lambda item: item[:3])
+        added = block.added_by(candidate, measure)
+        if total + added > budget:
+            block.candidates.remove(candidate)  # it cannot fit now, nor later
+            continue
+        block.take(candidate, added)
+        total += added
+        block.evaluate()
 
 
 class _Blocks:
