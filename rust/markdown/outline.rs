@@ -13,24 +13,38 @@ pub struct Heading {
     pub level: u8,
     /// The heading as plain text: inline markup removed, line breaks as spaces, trimmed.
     pub text: String,
+    /// False for a section without a name (source code's statements between definitions):
+    /// it ends the sections of its level and deeper, and is on no path.
+    pub named: bool,
 }
 
-/// The structure of one Markdown document.
+/// The structure of one document: a Markdown document's headings, or a source file's
+/// definitions (`code/`), as sections, and its cut positions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Outline {
-    /// Top-level headings, in document order.
+    /// Top-level headings (for source code, its definitions and statement groups), in
+    /// document order.
     pub headings: Vec<Heading>,
     /// Per structure level, the sorted, distinct byte offsets where a piece may be cut.
     pub boundaries: [Vec<usize>; STRUCTURE_LEVELS],
+    /// The programming language of a source file's outline (its paths are symbol paths);
+    /// `None` for Markdown (heading paths).
+    pub language: Option<&'static str>,
 }
 
 impl Outline {
-    /// Whether a heading's (first) line starts at byte `position`.
+    /// Whether a heading's (first) line starts at byte `position` (a named one).
     #[must_use]
     pub fn starts_heading(&self, position: usize) -> bool {
         self.headings
             .binary_search_by_key(&position, |heading| heading.start)
-            .is_ok()
+            .is_ok_and(|row| self.headings[row].named)
+    }
+
+    /// Whether this is a source file's outline: paths are symbols, not headings.
+    #[must_use]
+    pub fn is_code(&self) -> bool {
+        self.language.is_some()
     }
 }
 
@@ -137,6 +151,7 @@ impl Outline {
                                 start,
                                 level,
                                 text: String::new(),
+                                named: true,
                             });
                             usize::from(level) - 1
                         }
@@ -194,7 +209,8 @@ impl Outline {
     }
 
     /// The rows of the headings that enclose a position after the first `count` headings:
-    /// the last of them, and each heading of a higher level before it, outermost first.
+    /// the last of them, and each heading of a higher level before it, outermost first
+    /// (a section without a name ends those before it but is not on the path).
     #[must_use]
     pub fn path(&self, count: usize) -> Vec<usize> {
         let mut path = Vec::new();
@@ -202,7 +218,9 @@ impl Outline {
         for row in (0..count).rev() {
             let level = self.headings[row].level;
             if level < above {
-                path.push(row);
+                if self.headings[row].named {
+                    path.push(row);
+                }
                 above = level;
                 if level == 1 {
                     break;
