@@ -80,7 +80,7 @@ fn usable(root: Node<'_>, length: usize) -> bool {
     let mut cursor = root.walk();
     let in_errors: usize = root
         .children(&mut cursor)
-        .filter(|child| child.is_error())
+        .filter(Node::is_error)
         .map(|child| child.end_byte() - child.start_byte())
         .sum();
     in_errors * 2 <= length
@@ -280,7 +280,7 @@ impl Walk<'_, '_> {
                 break;
             }
             let gap = &self.bytes[previous.end_byte().min(start)..start];
-            let newlines = gap.iter().filter(|&&byte| byte == b'\n').count();
+            let newlines = bytecount::count(gap, b'\n');
             let blank = gap.iter().all(u8::is_ascii_whitespace);
             if newlines > 1 || !blank || line_start(self.bytes, previous.start_byte()).is_none() {
                 break;
@@ -498,11 +498,15 @@ mod tests {
         let deep = format!("x = {}1{}\n", "(".repeat(5000), ")".repeat(5000));
         let outline = python(&deep);
         assert!(outline.headings.is_empty());
-        let nested: String = (0..40)
-            .map(|depth| format!("{}def f{depth}():\n", "    ".repeat(depth)))
-            .collect::<String>()
-            + &"    ".repeat(40)
-            + "pass\n";
+        let mut nested = String::new();
+        for depth in 0..40 {
+            nested += &"    ".repeat(depth);
+            nested += "def f";
+            nested += &depth.to_string();
+            nested += "():\n";
+        }
+        nested += &"    ".repeat(40);
+        nested += "pass\n";
         let outline = python(&nested);
         assert_eq!(named(&outline).len(), 40);
         assert_eq!(

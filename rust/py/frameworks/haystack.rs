@@ -11,7 +11,7 @@ use crate::py::chunk::build::cut_documents;
 use crate::py::chunk::PyChunk;
 use crate::py::engine::splitter::PySplitter;
 
-use super::rows::{cut_views, Headings, RowView};
+use super::rows::{cut_views, PathLookup, RowView};
 use super::shape::{chunk_metadata, template, PyModelShape};
 
 /// How one document's tree is written as Haystack documents: the meta they copy, the block
@@ -41,7 +41,7 @@ pub(crate) fn haystack_write<'py>(
     // The template holds every key but the paths (set only where a chunk has them).
     let (template, deep) = template(writing.base, &keys[..11])?;
     let depth_of_leaves = writing.block_sizes.len();
-    let mut headings = Headings::new();
+    let mut paths_of = PathLookup::new();
     for view in views {
         let view = view?;
         let depth = depth_of_leaves
@@ -79,7 +79,7 @@ pub(crate) fn haystack_write<'py>(
         metadata.set_item(split_idx_end, view.end_char)?;
         metadata.set_item(start_byte, view.start_byte)?;
         metadata.set_item(end_byte, view.end_byte)?;
-        let paths = headings.of(&view.mapping)?;
+        let paths = paths_of.of(&view.mapping)?;
         if let Some(path) = paths.headings {
             metadata.set_item(headings_key, path)?;
         }

@@ -11,7 +11,7 @@ use crate::py::chunk::build::cut_documents;
 use crate::py::chunk::PyChunk;
 use crate::py::engine::splitter::PySplitter;
 
-use super::rows::{cut_views, Headings, RowView};
+use super::rows::{cut_views, PathLookup, RowView};
 use super::shape::{chunk_metadata, template, PyModelShape};
 
 /// How one document's chunks are written as LangChain documents: the metadata they copy,
@@ -76,7 +76,7 @@ pub(crate) fn langchain_write<'py>(
     let (template, deep) = template(base, &keys.spans)?;
     let [start_index, end_index, start_byte, end_byte, level_key, index, chunk_id, document_id_key, parent_id_key] =
         &keys.spans;
-    let mut headings = Headings::new();
+    let mut paths_of = PathLookup::new();
     for view in views {
         let view = view?;
         let metadata = chunk_metadata(&template, base, deep)?;
@@ -98,7 +98,7 @@ pub(crate) fn langchain_write<'py>(
         if let Some(children) = &view.child_ids {
             metadata.set_item(&keys.child_ids, children)?;
         }
-        let paths = headings.of(&view.mapping)?;
+        let paths = paths_of.of(&view.mapping)?;
         if let Some(path) = paths.headings {
             metadata.set_item(&keys.headings, path)?;
         }

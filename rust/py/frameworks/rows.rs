@@ -14,21 +14,21 @@ use crate::py::chunk::{frozen_metadata, id_string, substring, DocumentRows, PyCh
 /// when the chunk has a heading path, `list(chunk.metadata["symbols"])` and
 /// `chunk.metadata["language"]` when it has a symbol path (source code); looked up once per
 /// metadata mapping (the chunks of one path share theirs), a new list per chunk.
-pub(crate) struct Headings<'py> {
+pub(crate) struct PathLookup<'py> {
     pub(crate) mapping: Option<Bound<'py, PyAny>>,
     pub(crate) headings: Option<Bound<'py, PyAny>>,
     pub(crate) symbols: Option<Bound<'py, PyAny>>,
     pub(crate) language: Option<Bound<'py, PyAny>>,
 }
 
-/// The paths of one chunk, as [`Headings::of`] gives them.
+/// The paths of one chunk, as [`PathLookup::of`] gives them.
 pub(crate) struct Paths<'py> {
     pub(crate) headings: Option<Bound<'py, PyList>>,
     pub(crate) symbols: Option<Bound<'py, PyList>>,
     pub(crate) language: Option<Bound<'py, PyAny>>,
 }
 
-impl<'py> Headings<'py> {
+impl<'py> PathLookup<'py> {
     pub(crate) fn new() -> Self {
         Self {
             mapping: None,
