@@ -62,6 +62,7 @@ pub fn outline(text: &str, language: Language) -> Outline {
     .run(&mut root.walk());
     outline.headings.sort_by_key(|heading| heading.start);
     outline.headings.dedup_by_key(|heading| heading.start);
+    outline.link();
     for level in &mut outline.boundaries {
         level.sort_unstable();
         level.dedup();
