@@ -1,6 +1,13 @@
 //! The one tree-sitter parse of a source file, turned into the engine's [`Outline`]: where
 //! definitions and the statement groups between them begin (the sections), where statements
 //! begin, and the symbol path of every position.
+//!
+//! Performance notes (release build, the standard library's 31.5 MB of Python, one thread):
+//! the parse is the cost, about 7 MB/s, four fifths of it in tree-sitter's parser, lexer and
+//! tree allocation, against about 1,700 MB/s for plain spans; the rest is this walk, which
+//! visits a one-line node's children only when it is a definition or a body (all of them
+//! had cost a tenth of the parse). One parser per thread and language is reused. Details:
+//! `benches/NOTES.md`, under `code/`.
 
 use std::cell::RefCell;
 
@@ -41,8 +48,10 @@ pub fn outline(text: &str, language: Language) -> Outline {
             }
         };
         let tree = parser.parse(text, None);
-        // A parse that stopped part way leaves the parser mid-document.
-        parser.reset();
+        if tree.is_none() {
+            // A parse that stopped part way leaves the parser mid-document.
+            parser.reset();
+        }
         tree
     });
     let Some(tree) = tree else {
@@ -58,6 +67,7 @@ pub fn outline(text: &str, language: Language) -> Outline {
         outline: &mut outline,
         stack: Vec::new(),
         inside_wrapper: None,
+        ended: None,
     }
     .run(&mut root.walk());
     outline.headings.sort_by_key(|heading| heading.start);
@@ -96,9 +106,8 @@ struct Frame {
     scope: bool,
     /// The node's named children are statements (the document, a definition, its body).
     container: bool,
-    /// The last statement among its children was a definition: the next one that is not
-    /// starts a statement group (a section without a name).
-    after_definition: bool,
+    /// The level of the section the node opened (a definition), 0 for any other node.
+    opened: usize,
 }
 
 struct Walk<'t, 'o> {
@@ -108,6 +117,10 @@ struct Walk<'t, 'o> {
     stack: Vec<Frame>,
     /// The definition inside the wrapper just visited (the same section).
     inside_wrapper: Option<usize>,
+    /// The level of the definition that ended last, until the next node: code after a
+    /// definition (a statement after a method, the module's code after a function defined
+    /// in an `if`) starts a section without a name at that level, which ends it.
+    ended: Option<usize>,
 }
 
 impl Walk<'_, '_> {
@@ -118,19 +131,27 @@ impl Walk<'_, '_> {
             scopes: 0,
             scope: false,
             container: true,
-            after_definition: false,
+            opened: 0,
         });
         if !cursor.goto_first_child() {
             return;
         }
         loop {
-            let frame = self.visit(cursor.node());
+            let node = cursor.node();
+            let frame = self.visit(node);
             self.stack.push(frame);
-            if cursor.goto_first_child() {
+            // A node on one line holds no node that begins a line: unless it is a
+            // definition or its body (`interface I { m(): void; }`), its children are not
+            // visited (most of a tree's nodes; the walk took a tenth of the parse's time,
+            // visiting them all).
+            let descend = frame.container || node.start_position().row != node.end_position().row;
+            if descend && cursor.goto_first_child() {
                 continue;
             }
             loop {
-                self.stack.pop();
+                if let Some(done) = self.stack.pop().filter(|done| done.opened > 0) {
+                    self.ended = Some(done.opened);
+                }
                 if cursor.goto_next_sibling() {
                     break;
                 }
@@ -148,7 +169,7 @@ impl Walk<'_, '_> {
             scopes: parent.scopes,
             scope: false,
             container: false,
-            after_definition: false,
+            opened: 0,
         };
         if !node.is_named() {
             return frame;
@@ -168,36 +189,32 @@ impl Walk<'_, '_> {
         }
         let start = node.start_byte();
         let line = line_start(self.bytes, start);
+        let ended = self.ended.take();
         if let Some(definition) = definition {
             let level = parent.scopes + 1;
             let name = symbol_name(definition, self.bytes);
             self.section(node, level, name);
-            if parent.container {
-                self.set_after_definition(true);
-            }
             if definition.id() != node.id() {
                 self.inside_wrapper = Some(definition.id());
             }
             frame.scopes = level;
             frame.scope = true;
             frame.container = true;
+            frame.opened = level;
             return frame;
         }
+        if let Some(level) = ended {
+            // The first code after a definition: a section without a name, which ends it.
+            let position = line.unwrap_or(start);
+            self.outline.headings.push(Heading {
+                start: position,
+                level: u8::try_from(level).unwrap_or(u8::MAX),
+                text: String::new(),
+                named: false,
+            });
+            self.boundary(level, position);
+        }
         if parent.container {
-            if parent.after_definition {
-                // A statement group after a definition: a section without a name, which
-                // ends the definitions before it.
-                let level = parent.scopes + 1;
-                let position = line.unwrap_or(start);
-                self.outline.headings.push(Heading {
-                    start: position,
-                    level: u8::try_from(level).unwrap_or(u8::MAX),
-                    text: String::new(),
-                    named: false,
-                });
-                self.boundary(level, position);
-                self.set_after_definition(false);
-            }
             if let Some(line) = line {
                 self.outline.boundaries[BLOCK_LEVEL].push(line);
             }
@@ -207,12 +224,6 @@ impl Walk<'_, '_> {
             self.outline.boundaries[INNER_LEVEL].push(line);
         }
         frame
-    }
-
-    fn set_after_definition(&mut self, after: bool) {
-        if let Some(parent) = self.stack.last_mut() {
-            parent.after_definition = after;
-        }
     }
 
     /// The definition `node` is: itself, or the one it wraps; `None` when it is none.
@@ -239,12 +250,13 @@ impl Walk<'_, '_> {
         // A statement group recorded at the comments now found to go with the definition is
         // no group: they are the definition's.
         while let Some(last) = self.outline.headings.last() {
-            if last.named || usize::from(last.level) != level || last.start < start {
+            if last.named || usize::from(last.level) < level || last.start < start {
                 break;
             }
+            let ended = usize::from(last.level);
             self.outline.headings.pop();
-            if level <= HEADING_LEVELS {
-                let positions = &mut self.outline.boundaries[level - 1];
+            if ended <= HEADING_LEVELS {
+                let positions = &mut self.outline.boundaries[ended - 1];
                 while positions.last().is_some_and(|&position| position >= start) {
                     positions.pop();
                 }
@@ -456,6 +468,17 @@ mod tests {
         let rust = "/// A point.\n#[derive(Debug)]\nstruct P { x: i32 }\n";
         let outline = outline(rust, Language::named("rust").unwrap());
         assert_eq!(outline.headings[0].start, 0);
+    }
+
+    #[test]
+    fn code_after_a_definition_ends_it_wherever_the_definition_is() {
+        let text = "if nt:\n    def w():\n        pass\nfrom x import y\n\ndef html():\n    for f in fs:\n        def reader():\n            return 1\n        rows.append(reader)\n    return rows\n";
+        let outline = python(text);
+        assert_eq!(symbols(&outline, text, "from x"), Vec::<&str>::new());
+        assert_eq!(symbols(&outline, text, "pass"), ["w"]);
+        assert_eq!(symbols(&outline, text, "return 1"), ["html", "reader"]);
+        assert_eq!(symbols(&outline, text, "rows.append"), ["html"]);
+        assert_eq!(symbols(&outline, text, "return rows"), ["html"]);
     }
 
     #[test]
