@@ -265,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME",
         help="the source (and document) name of the text read from PATH '-', as a file of "
-        "that name would have: its suffix picks Markdown (default: '-')",
+        "that name would have: its suffix picks Markdown or a language (default: '-')",
     )
     picking = chunk.add_argument_group("picking files")
     picking.add_argument(
