@@ -70,10 +70,17 @@ pub fn outline(text: &str, language: Language) -> Outline {
         ended: None,
     }
     .run(&mut root.walk());
+    // The grammar's nodes start at chars; a position inside one would be a cut inside a
+    // UTF-8 sequence, which the engine must never make, so none is kept, whatever a
+    // grammar's error recovery does.
+    outline
+        .headings
+        .retain(|heading| text.is_char_boundary(heading.start));
     outline.headings.sort_by_key(|heading| heading.start);
     outline.headings.dedup_by_key(|heading| heading.start);
     outline.link();
     for level in &mut outline.boundaries {
+        level.retain(|&position| text.is_char_boundary(position));
         level.sort_unstable();
         level.dedup();
     }
