@@ -5,7 +5,10 @@
 //! - `text/`: passes over UTF-8 text that know no settings (char counts, trimming, the
 //!   separator search, the line-feed mask, spans);
 //! - `sizing/`: the [`Sizer`] trait, the built-in units, the char index and token sizers;
-//! - `markdown/`: the one Markdown parse of a document (headings, cut positions);
+//! - `markdown/`: the one Markdown parse of a document (headings, cut positions), and the
+//!   outline type every structure gives;
+//! - `code/`: the one tree-sitter parse of a source file (definitions as sections, symbol
+//!   paths), as an outline;
 //! - `table/`: the span table the engines write and the bindings read back;
 //! - `engine/`: settings, the plan a splitter is built into, the atom and seek engines,
 //!   merging, packing and the level cascade;
@@ -20,6 +23,7 @@
 // Long argument lists mirror the documented settings one to one.
 #![allow(clippy::too_many_arguments)]
 
+pub mod code;
 pub mod engine;
 pub mod error;
 pub mod ids;

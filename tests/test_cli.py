@@ -207,8 +207,10 @@ def test_parquet_round_trips_and_matches_jsonl(tree: Path, tmp_path: Path) -> No
     rows = table.to_pylist()
     expected = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
     for row in rows:
-        if row["headings"] is None:
-            del row["headings"]
+        # A column JSON Lines leaves out where it is null: the paths of Markdown and code.
+        for key in ("headings", "symbols", "language"):
+            if row[key] is None:
+                del row[key]
     # The same records, each parent followed by its children.
     assert rows == preorder(expected)
     assert [row["level"] for row in rows[:3]] == [1, 0, 0]
@@ -310,7 +312,8 @@ def test_parquet_reads_in_pandas(tree: Path, tmp_path: Path) -> None:
     frame = pd.read_parquet(out)
     assert list(frame.columns) == [
         "id", "document_id", "source", "level", "index", "parent_id", "child_ids",
-        "start_char", "end_char", "start_byte", "end_byte", "text", "headings",
+        "start_char", "end_char", "start_byte", "end_byte", "text", "headings", "symbols",
+        "language",
     ]  # fmt: skip
     assert set(frame["level"]) == {0, 1}
     assert frame["parent_id"].isna().sum() == (frame["level"] == 1).sum()
@@ -406,8 +409,9 @@ def test_outputs_agree_on_hostile_text(
         records = [json.loads(line) for line in lines]
         rows = pq.read_table(parquet).to_pylist()
         for row in rows:
-            if row["headings"] is None:
-                del row["headings"]
+            for key in ("headings", "symbols", "language"):
+                if row[key] is None:
+                    del row[key]
         assert rows == preorder(records)
         check_round_trip(rows)
     finally:

@@ -19,6 +19,7 @@ from _contract import chunk_record
 from spanchunk import (
     Chunk,
     Chunker,
+    CodeChunker,
     Document,
     HierarchicalChunker,
     MarkdownChunker,
@@ -278,7 +279,10 @@ def test_every_argument_of_the_core_splitter_is_in_the_cut() -> None:
     # A new argument of the core's Splitter must reach the fingerprint too.
     arguments = set(inspect.signature(_core.Splitter).parameters)
     arguments = {"tokenizer" if name == "tokenizer_json" else name for name in arguments}
-    assert set(RecursiveChunker(100)._cuts()[0]) == arguments
+    # The language is in the cut of a code level only: every other level's cut (and so its
+    # chunk ids) reads as it did before there was one.
+    assert set(CodeChunker(100)._cuts()[0]) == arguments
+    assert set(RecursiveChunker(100)._cuts()[0]) == arguments - {"language"}
 
 
 def test_length_functions_are_named_in_the_cut() -> None:

@@ -296,7 +296,7 @@ def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fail
     for wrong in (reordered, wrong_default, renamed_key):
         assert not haystack._same_layout(wrong)
     # The core knows no Haystack field name: a shape without the writer's keys is refused.
-    with pytest.raises(ValueError, match="needs a ModelShape with 12 meta_keys, not 11"):
+    with pytest.raises(ValueError, match="needs a ModelShape with 14 meta_keys, not 11"):
         _core.haystack_documents(shape(fields, keys[:11]), [], {}, [2], "r", None, [])
 
 

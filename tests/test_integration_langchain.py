@@ -317,7 +317,7 @@ def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fail
     for wrong in (wrong_type, unset_fields, not_pydantic, renamed_key):
         assert not langchain._same_layout(wrong)
     # The core knows no LangChain field name: a shape without the writer's keys is refused.
-    with pytest.raises(ValueError, match="needs a ModelShape with 11 meta_keys, not 0"):
+    with pytest.raises(ValueError, match="needs a ModelShape with 13 meta_keys, not 0"):
         _core.langchain_documents(
             shape(fields, fields_set, ()), [([], ({}, None, 0, 0, None, None))]
         )

@@ -29,6 +29,7 @@ from spanchunk._core import __version__
 from spanchunk.chunk import Chunk
 from spanchunk.chunkers import (
     Chunker,
+    CodeChunker,
     HierarchicalChunker,
     MarkdownChunker,
     ParentChildChunker,
@@ -49,6 +50,7 @@ __all__ = [
     "Chunk",
     "Chunker",
     "ChunkingError",
+    "CodeChunker",
     "Document",
     "HierarchicalChunker",
     "MarkdownChunker",

@@ -37,6 +37,8 @@ def chunk_schema(*, metadata: bool = False) -> pa.Schema:
         pa.field("end_byte", pa.int64(), nullable=False),
         pa.field("text", pa.large_string(), nullable=False),
         pa.field("headings", pa.list_(pa.string())),
+        pa.field("symbols", pa.list_(pa.string())),
+        pa.field("language", pa.string()),
     ]
     if metadata:
         fields.append(pa.field("metadata", pa.string(), nullable=False))

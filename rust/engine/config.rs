@@ -1,6 +1,8 @@
 //! The settings of one level, as the Python API spells them.
 
+use crate::code::{self, Language};
 use crate::error::ChunkError;
+use crate::markdown::Outline;
 use crate::text::sentences::SENTENCES;
 
 /// Where a separator goes when text is cut at it.
@@ -51,20 +53,47 @@ pub enum Structure {
     Plain,
     /// Markdown (CommonMark): sections, then blocks, then the separators; see `markdown/`.
     Markdown,
+    /// Source code: definitions, then statements, then the separators; see `code/`. The
+    /// language, or `None` for each document's own, by the ending of its source's name.
+    Code(Option<Language>),
 }
 
 impl Structure {
-    /// Parses the Python spelling (None or "text" for plain, "markdown").
+    /// Parses the Python spelling (None or "text" for plain, "markdown", "code"), with the
+    /// language of "code" (None: each document's, from its source).
     ///
     /// # Errors
-    /// Any other value, with the choices.
-    pub fn parse(name: Option<&str>) -> Result<Self, ChunkError> {
-        match name {
-            None | Some("text") => Ok(Self::Plain),
-            Some("markdown") => Ok(Self::Markdown),
-            Some(other) => Err(ChunkError::setting(
-                "structure",
-                format!("unknown structure {other:?}: use None (plain text) or \"markdown\""),
+    /// Any other value, with the choices; a language with another structure, or an unknown
+    /// one.
+    pub fn parse(name: Option<&str>, language: Option<&str>) -> Result<Self, ChunkError> {
+        let structure = match name {
+            None | Some("text") => Self::Plain,
+            Some("markdown") => Self::Markdown,
+            Some("code") => Self::Code(None),
+            Some(other) => {
+                return Err(ChunkError::setting(
+                    "structure",
+                    format!(
+                    "unknown structure {other:?}: use None (plain text), \"markdown\" or \"code\""
+                ),
+                ))
+            }
+        };
+        match (structure, language) {
+            (_, None) => Ok(structure),
+            (Self::Code(_), Some(language)) => match Language::named(language) {
+                Some(known) => Ok(Self::Code(Some(known))),
+                None => Err(ChunkError::setting(
+                    "language",
+                    format!(
+                        "unknown language {language:?}: use one of {}",
+                        Language::names().join(", ")
+                    ),
+                )),
+            },
+            (_, Some(_)) => Err(ChunkError::setting(
+                "language",
+                "a language applies to code only: pass structure=\"code\" or drop it",
             )),
         }
     }
@@ -75,6 +104,42 @@ impl Structure {
         match self {
             Self::Plain => None,
             Self::Markdown => Some("markdown"),
+            Self::Code(_) => Some("code"),
+        }
+    }
+
+    /// The language of code given in the settings (None: each document's, or not code).
+    #[must_use]
+    pub fn language(self) -> Option<&'static str> {
+        match self {
+            Self::Code(language) => language.map(Language::name),
+            _ => None,
+        }
+    }
+
+    /// The outline of `text` (with `source`, its file name or source, where the language
+    /// comes from that) that a splitter of this structure cuts at: `None` for plain text,
+    /// and for code of no known language (cut as plain text).
+    #[must_use]
+    pub fn outline(self, text: &str, source: Option<&str>) -> Option<Outline> {
+        match self {
+            Self::Plain => None,
+            Self::Markdown => Some(Outline::parse(text)),
+            Self::Code(language) => language
+                .or_else(|| source.and_then(Language::of_path))
+                .map(|language| code::outline(text, language)),
+        }
+    }
+
+    /// Whether `outline` is what a splitter of this structure cuts at (a tree whose levels
+    /// hold two structures cuts each level by its own, the other ones by their separators).
+    #[must_use]
+    pub fn reads(self, outline: &Outline) -> bool {
+        match self {
+            Self::Plain => false,
+            Self::Markdown => !outline.is_code(),
+            Self::Code(None) => outline.is_code(),
+            Self::Code(Some(language)) => outline.language == Some(language.name()),
         }
     }
 }

@@ -7,7 +7,8 @@
 //!   seekability and the separators as seeking searches for them);
 //! - `atom.rs`: the [`atom::Atom`], a piece that fits the chunk size;
 //! - `pack.rs`: packing for sizers whose counts do not add up (tokens, a Python callable);
-//! - `sections.rs`: the Markdown rules of merging (headings take their whole section);
+//! - `sections.rs`: the rules of merging sections, Markdown's and code's (a heading or a
+//!   definition comes with its whole section);
 //! - `merge.rs`: packing atoms into chunks that end at the coarsest boundary, with overlap;
 //! - `split.rs`: the atom engine, recursive separator splitting into atoms;
 //! - `seek.rs`: the seek engine, chunk ends found without an atom per piece;
@@ -32,5 +33,6 @@ pub use plan::Splitter;
 pub use split::Prepared;
 pub use tree::{
     check_levels, document_rows, level_spans, panic_for_tests, tree_spans, tree_spans_by_atoms,
-    tree_spans_many, tree_spans_outlined, tree_spans_outlined_many, DocumentInput, DocumentRows,
+    tree_spans_many, tree_spans_outlined, tree_spans_outlined_many, tree_spans_sourced,
+    DocumentInput, DocumentRows,
 };

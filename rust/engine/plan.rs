@@ -8,7 +8,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use super::config::{KeepSeparator, Merge, SplitterConfig, Structure};
 use crate::error::ChunkError;
-use crate::markdown::STRUCTURE_LEVELS;
+use crate::markdown::{Outline, STRUCTURE_LEVELS};
 use crate::sizing::{Sizer, Unit};
 use crate::text::chars::{is_whitespace, trimmed};
 use crate::text::search::Searcher;
@@ -258,6 +258,20 @@ impl Splitter {
         self.config.structure == Structure::Markdown
     }
 
+    /// Whether this splitter cuts at a document structure, Markdown or code (and needs the
+    /// text's [`Outline`]).
+    #[must_use]
+    pub fn is_structured(&self) -> bool {
+        self.config.structure != Structure::Plain
+    }
+
+    /// The outline of `text` this splitter cuts at (`source`: the document's source, which
+    /// names the language of code given none); `None` for plain text.
+    #[must_use]
+    pub fn outline(&self, text: &str, source: Option<&str>) -> Option<Outline> {
+        self.config.structure.outline(text, source)
+    }
+
     /// Structure levels before the literal separator levels.
     /// The level of cuts between graphemes (and code points): finer than every separator.
     pub(super) fn grapheme_level(&self) -> usize {
@@ -270,7 +284,7 @@ impl Splitter {
     }
 
     pub(super) fn structure_levels(&self) -> usize {
-        if self.is_markdown() {
+        if self.is_structured() {
             STRUCTURE_LEVELS
         } else {
             0

@@ -97,8 +97,8 @@ impl Splitter {
     pub fn prepare(&self, text: &str) -> Prepared<'_> {
         let absent = absent_bytes(text, self.check_bytes(text.len()));
         let mut prepared = self.prepare_without(&absent, None, None);
-        if self.is_markdown() {
-            prepared.outline = Some(Cow::Owned(Outline::parse(text)));
+        if let Some(outline) = self.outline(text, None) {
+            prepared.outline = Some(Cow::Owned(outline));
         }
         if self.sizer.counts_chars() {
             prepared.chars = Some(Cow::Owned(CharIndex::new(text)));
@@ -123,7 +123,9 @@ impl Splitter {
             lacks_cr: absent.contains(&b'\r'),
             buffers: RefCell::default(),
             ranges: RefCell::default(),
-            outline: outline.filter(|_| self.is_markdown()).map(Cow::Borrowed),
+            outline: outline
+                .filter(|outline| self.config.structure.reads(outline))
+                .map(Cow::Borrowed),
             chars: chars
                 .filter(|_| self.sizer.counts_chars())
                 .map(Cow::Borrowed),

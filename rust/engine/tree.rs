@@ -37,7 +37,7 @@ pub fn level_spans(
         .then(|| TextWords::start(text));
     let mut cursor = CharCursor::new(text);
     let absent = absent_bytes(text, splitter.check_bytes(text.len()));
-    let outline = splitter.is_markdown().then(|| Outline::parse(text));
+    let outline = splitter.outline(text, None);
     let chars = splitter
         .sizer()
         .counts_chars()
@@ -74,7 +74,20 @@ pub fn tree_spans_outlined(
     levels: &[&Splitter],
     text: &str,
 ) -> Result<(SpanTable, Option<Outline>), ChunkError> {
-    cut_tree(levels, text, true)
+    cut_tree(levels, text, true, None)
+}
+
+/// [`tree_spans_outlined`] of a document whose source (a file name) is `source`: a code
+/// level given no language reads it from the name's ending.
+///
+/// # Errors
+/// A character larger than the chunk size (token sizers only), or the sizer failed.
+pub fn tree_spans_sourced(
+    levels: &[&Splitter],
+    text: &str,
+    source: Option<&str>,
+) -> Result<(SpanTable, Option<Outline>), ChunkError> {
+    cut_tree(levels, text, true, source)
 }
 
 /// [`tree_spans`] by the atom engine alone, never by seeking: the reference that seeking is
@@ -83,7 +96,7 @@ pub fn tree_spans_outlined(
 /// # Errors
 /// A character larger than the chunk size (token sizers only), or the sizer failed.
 pub fn tree_spans_by_atoms(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkError> {
-    cut_tree(levels, text, false).map(|(table, _)| table)
+    cut_tree(levels, text, false, None).map(|(table, _)| table)
 }
 
 /// [`tree_spans_outlined`], seeking when `seek` and [`cut_levels`] allow it.
@@ -91,6 +104,7 @@ fn cut_tree(
     levels: &[&Splitter],
     text: &str,
     seek: bool,
+    source: Option<&str>,
 ) -> Result<(SpanTable, Option<Outline>), ChunkError> {
     check_levels(levels)?;
     // Token sizers keep each merged piece's count for the whole text, every level.
@@ -99,10 +113,11 @@ fn cut_tree(
         .iter()
         .any(|level| level.sizer().counts_words())
         .then(|| TextWords::start(text));
+    // One parse for every level: the structure of the first level that has one.
     let outline = levels
         .iter()
-        .any(|level| level.is_markdown())
-        .then(|| Outline::parse(text));
+        .find(|level| level.is_structured())
+        .and_then(|level| level.outline(text, source));
     let table = Scratch::with(|scratch| cut_levels(levels, text, seek, outline.as_ref(), scratch))?;
     Ok((table, outline))
 }
@@ -295,20 +310,21 @@ fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, ChunkError> {
 }
 
 /// What one document's chunking gives the bindings, computed with the GIL released: its
-/// checked rows, its Markdown outline (Markdown levels), and its default id when none was
+/// checked rows, its outline (Markdown or code levels), and its default id when none was
 /// given.
 #[derive(Debug)]
 pub struct DocumentRows {
     /// The rows of its span table, checked.
     pub rows: Vec<SpanRow>,
-    /// Its Markdown outline, when a level is Markdown.
+    /// Its outline, when a level is Markdown or code.
     pub outline: Option<Outline>,
     /// Its default id (`ids::text_id`), when none was given.
     pub made_key: Option<String>,
 }
 
-/// One document to chunk: its text, its length in chars, and its id when one was given.
-pub type DocumentInput<'a> = (&'a str, usize, Option<&'a str>);
+/// One document to chunk: its text, its length in chars, its id when one was given, and its
+/// source when it has one (a code level given no language reads it from there).
+pub type DocumentInput<'a> = (&'a str, usize, Option<&'a str>, Option<&'a str>);
 
 /// Every level of each document, on `workers` threads (1: this thread; `None`: every core),
 /// in input order, with the rows checked and a default id made where none was given.
@@ -320,19 +336,27 @@ pub fn document_rows(
     documents: &[DocumentInput<'_>],
     workers: Option<usize>,
 ) -> Result<Vec<DocumentRows>, ChunkError> {
+    check_levels(levels)?;
+    let cut = |&(text, _, _, source): &DocumentInput<'_>| tree_spans_sourced(levels, text, source);
     let tables = if workers == Some(1) {
-        documents
-            .iter()
-            .map(|(text, ..)| tree_spans_outlined(levels, text))
-            .collect::<Result<Vec<_>, _>>()?
+        documents.iter().map(cut).collect::<Result<Vec<_>, _>>()?
     } else {
-        let texts: Vec<&str> = documents.iter().map(|(text, ..)| *text).collect();
-        tree_spans_outlined_many(levels, &texts, workers)?
+        let run = || {
+            documents
+                .par_iter()
+                .with_max_len(1)
+                .map(cut)
+                .collect::<Result<Vec<_>, _>>()
+        };
+        match workers {
+            None => run()?,
+            Some(threads) => pool(threads)?.install(run)?,
+        }
     };
     tables
         .into_iter()
         .zip(documents)
-        .map(|((table, outline), &(text, chars, key))| {
+        .map(|((table, outline), &(text, chars, key, _))| {
             Ok(DocumentRows {
                 rows: records_rows(&table.records, chars)?,
                 outline,

@@ -282,7 +282,8 @@ pub fn run(chunkers: &Chunkers, documents: &Documents<'_>, collect: &mut impl Co
         let text: &str = &decoded;
         let chunker = chunkers.of[position];
         let levels = &borrowed[chunker];
-        let (table, outline) = match tree::tree_spans_outlined(levels, text) {
+        let source = documents.sources.map(|sources| sources[position]);
+        let (table, outline) = match tree::tree_spans_sourced(levels, text, source) {
             Ok(cut) => cut,
             Err(error) => {
                 outcome.failures.push(Some(Failure::NotChunked(error)));

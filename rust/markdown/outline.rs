@@ -13,24 +13,60 @@ pub struct Heading {
     pub level: u8,
     /// The heading as plain text: inline markup removed, line breaks as spaces, trimmed.
     pub text: String,
+    /// False for a section without a name (source code's statements between definitions):
+    /// it ends the sections of its level and deeper, and is on no path.
+    pub named: bool,
 }
 
-/// The structure of one Markdown document.
+/// The structure of one document: a Markdown document's headings, or a source file's
+/// definitions (`code/`), as sections, and its cut positions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Outline {
-    /// Top-level headings, in document order.
+    /// Top-level headings (for source code, its definitions and statement groups), in
+    /// document order.
     pub headings: Vec<Heading>,
     /// Per structure level, the sorted, distinct byte offsets where a piece may be cut.
     pub boundaries: [Vec<usize>; STRUCTURE_LEVELS],
+    /// The programming language of a source file's outline (its paths are symbol paths);
+    /// `None` for Markdown (heading paths).
+    pub language: Option<&'static str>,
+    /// Per heading, the row of the heading that encloses it (the last one before it of a
+    /// higher level; `usize::MAX`: none), made by [`Outline::link`]: a path is followed up
+    /// these links, not searched for back through every heading before it (a class of
+    /// 10,000 methods, a chapter of 10,000 sections).
+    pub enclosing: Vec<usize>,
 }
 
 impl Outline {
-    /// Whether a heading's (first) line starts at byte `position`.
+    /// Whether a heading's (first) line starts at byte `position` (a named one).
     #[must_use]
     pub fn starts_heading(&self, position: usize) -> bool {
         self.headings
             .binary_search_by_key(&position, |heading| heading.start)
-            .is_ok()
+            .is_ok_and(|row| self.headings[row].named)
+    }
+
+    /// Fills [`Outline::enclosing`] from the headings, in one pass with a stack.
+    pub fn link(&mut self) {
+        let mut open: Vec<usize> = Vec::new();
+        self.enclosing.clear();
+        for (row, heading) in self.headings.iter().enumerate() {
+            while open
+                .last()
+                .is_some_and(|&above| self.headings[above].level >= heading.level)
+            {
+                open.pop();
+            }
+            self.enclosing
+                .push(open.last().copied().unwrap_or(usize::MAX));
+            open.push(row);
+        }
+    }
+
+    /// Whether this is a source file's outline: paths are symbols, not headings.
+    #[must_use]
+    pub fn is_code(&self) -> bool {
+        self.language.is_some()
     }
 }
 
@@ -137,6 +173,7 @@ impl Outline {
                                 start,
                                 level,
                                 text: String::new(),
+                                named: true,
                             });
                             usize::from(level) - 1
                         }
@@ -182,6 +219,7 @@ impl Outline {
             // Offsets come in document order; moving them to line starts keeps the order.
             level.dedup();
         }
+        outline.link();
         outline
     }
 
@@ -194,15 +232,29 @@ impl Outline {
     }
 
     /// The rows of the headings that enclose a position after the first `count` headings:
-    /// the last of them, and each heading of a higher level before it, outermost first.
+    /// the last of them, and each heading of a higher level before it, outermost first
+    /// (a section without a name ends those before it but is not on the path).
     #[must_use]
     pub fn path(&self, count: usize) -> Vec<usize> {
         let mut path = Vec::new();
+        if self.enclosing.len() == self.headings.len() {
+            let mut row = count.checked_sub(1).unwrap_or(usize::MAX);
+            while row != usize::MAX {
+                if self.headings[row].named {
+                    path.push(row);
+                }
+                row = self.enclosing[row];
+            }
+            path.reverse();
+            return path;
+        }
         let mut above = u8::MAX;
         for row in (0..count).rev() {
             let level = self.headings[row].level;
             if level < above {
-                path.push(row);
+                if self.headings[row].named {
+                    path.push(row);
+                }
                 above = level;
                 if level == 1 {
                     break;
@@ -265,6 +317,17 @@ mod tests {
         assert_eq!(path(16), [0, 3]);
         assert_eq!(path(text.len()), [0, 3, 4]);
         assert!(Outline::parse("text").path(0).is_empty());
+    }
+
+    #[test]
+    fn linked_paths_are_the_searched_ones() {
+        let text = "# A\n## B\n### C\n## D\n#### E\n# F\n### G\n## H\n";
+        let outline = Outline::parse(text);
+        let mut unlinked = outline.clone();
+        unlinked.enclosing.clear();
+        for count in 0..=outline.headings.len() {
+            assert_eq!(outline.path(count), unlinked.path(count), "{count}");
+        }
     }
 
     #[test]

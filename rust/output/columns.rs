@@ -44,6 +44,20 @@ pub struct Columns {
     pub heading_text_offsets: Vec<i64>,
     /// The heading texts, one after the other.
     pub heading_text: Vec<u8>,
+    /// Whether the row has a symbol path (its document is source code); the symbols are
+    /// laid out as the headings are.
+    pub has_symbols: Vec<bool>,
+    /// Row `r`'s symbols are entries `symbol_offsets[r]..symbol_offsets[r + 1]`.
+    pub symbol_offsets: Vec<i64>,
+    /// Entry `e` is `symbol_text[symbol_text_offsets[e]..symbol_text_offsets[e + 1]]`.
+    pub symbol_text_offsets: Vec<i64>,
+    /// The symbol names, one after the other.
+    pub symbol_text: Vec<u8>,
+    /// Row `r`'s language (source code only, else null) is
+    /// `language_text[language_offsets[r]..language_offsets[r + 1]]`.
+    pub language_offsets: Vec<i64>,
+    /// The languages, one per row that has one.
+    pub language_text: Vec<u8>,
 }
 
 impl Default for Columns {
@@ -67,6 +81,12 @@ impl Default for Columns {
             heading_offsets: vec![0],
             heading_text_offsets: vec![0],
             heading_text: Vec::new(),
+            has_symbols: Vec::new(),
+            symbol_offsets: vec![0],
+            symbol_text_offsets: vec![0],
+            symbol_text: Vec::new(),
+            language_offsets: vec![0],
+            language_text: Vec::new(),
         }
     }
 }
@@ -199,16 +219,27 @@ impl Columns {
             self.text
                 .extend_from_slice(document.text.get(start..end).unwrap_or_default().as_bytes());
             self.text_offsets.push(offset(self.text.len()));
-            self.has_headings.push(outline.is_some());
+            let code = outline.and_then(|outline| outline.language);
+            self.has_headings.push(outline.is_some() && code.is_none());
+            self.has_symbols.push(code.is_some());
             if let Some(outline) = outline {
+                let (text, offsets) = if code.is_some() {
+                    (&mut self.symbol_text, &mut self.symbol_text_offsets)
+                } else {
+                    (&mut self.heading_text, &mut self.heading_text_offsets)
+                };
                 for heading in heading_path(outline, start) {
-                    self.heading_text.extend_from_slice(heading.as_bytes());
-                    self.heading_text_offsets
-                        .push(offset(self.heading_text.len()));
+                    text.extend_from_slice(heading.as_bytes());
+                    offsets.push(offset(text.len()));
                 }
             }
             self.heading_offsets
                 .push(offset(self.heading_text_offsets.len() - 1));
+            self.symbol_offsets
+                .push(offset(self.symbol_text_offsets.len() - 1));
+            self.language_text
+                .extend_from_slice(code.unwrap_or_default().as_bytes());
+            self.language_offsets.push(offset(self.language_text.len()));
         }
     }
 }

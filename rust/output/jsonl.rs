@@ -174,7 +174,8 @@ fn write_number(out: &mut Vec<u8>, number: i64) {
 /// Appends one JSON object and `\n` per row of `table`, in row order: the keys `id`,
 /// `document_id`, `source`, `level`, `index`, `parent_id`, `child_ids`, `start_char`,
 /// `end_char`, `start_byte`, `end_byte`, `text`, and `headings` (the heading path, outermost
-/// first) when the document has a Markdown `outline`.
+/// first) when the document has a Markdown `outline`, or `symbols` (the symbol path) and
+/// `language` when it has a code one.
 pub fn write_document(
     out: &mut Vec<u8>,
     document: &Document<'_>,
@@ -248,7 +249,11 @@ pub fn write_document(
         out.extend_from_slice(escaped.slice(start, end));
         out.push(b'"');
         if let Some(outline) = outline {
-            out.extend_from_slice(b", \"headings\": [");
+            out.extend_from_slice(if outline.is_code() {
+                b", \"symbols\": ["
+            } else {
+                b", \"headings\": ["
+            });
             for (position, heading) in heading_path(outline, start).into_iter().enumerate() {
                 if position > 0 {
                     out.extend_from_slice(b", ");
@@ -256,6 +261,10 @@ pub fn write_document(
                 write_string(out, heading);
             }
             out.push(b']');
+            if let Some(language) = outline.language {
+                out.extend_from_slice(b", \"language\": ");
+                write_string(out, language);
+            }
         }
         out.extend_from_slice(b"}\n");
     }

@@ -161,7 +161,8 @@ impl Family {
     }
 }
 
-/// The heading path (outermost first) of a chunk starting at `start_byte`.
+/// The heading path (outermost first) of a chunk starting at `start_byte`: for source code,
+/// its symbol path.
 #[must_use]
 pub fn heading_path(outline: &Outline, start_byte: usize) -> Vec<&str> {
     outline

@@ -55,6 +55,8 @@ pub fn chunk_schema() -> Schema {
         Field::new("end_byte", DataType::Int64, false),
         Field::new("text", DataType::LargeUtf8, false),
         Field::new("headings", strings(), true),
+        Field::new("symbols", strings(), true),
+        Field::new("language", DataType::Utf8, true),
     ])
 }
 
@@ -349,6 +351,24 @@ pub fn arrays(columns: Columns, repeated: Repeated) -> Result<Vec<ArrayRef>, Par
     )
     .map_err(arrow)?;
     let headings = list_of(heading_values, &columns.heading_offsets, Some(has_headings))?;
+    let has_symbols = NullBuffer::from(BooleanArray::from(columns.has_symbols).values().clone());
+    let symbol_values = StringArray::try_new(
+        i32_offsets(&columns.symbol_text_offsets)?,
+        Buffer::from_vec(columns.symbol_text),
+        None,
+    )
+    .map_err(arrow)?;
+    let symbols = list_of(
+        symbol_values,
+        &columns.symbol_offsets,
+        Some(has_symbols.clone()),
+    )?;
+    let language = StringArray::try_new(
+        i32_offsets(&columns.language_offsets)?,
+        Buffer::from_vec(columns.language_text),
+        Some(has_symbols),
+    )
+    .map_err(arrow)?;
     let text = chunk_texts(columns.text_offsets, columns.text)?;
     Ok(vec![
         Arc::new(hex_ids(columns.id, None)?),
@@ -364,6 +384,8 @@ pub fn arrays(columns: Columns, repeated: Repeated) -> Result<Vec<ArrayRef>, Par
         Arc::new(Int64Array::from(columns.end_byte)),
         Arc::new(text),
         Arc::new(headings),
+        Arc::new(symbols),
+        Arc::new(language),
     ])
 }
 

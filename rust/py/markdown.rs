@@ -1,8 +1,9 @@
-//! `Outline`: a Markdown document's structure, parsed in the core.
+//! `Outline`: a Markdown document's or a source file's structure, parsed in the core.
 
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
+use crate::engine::Structure;
 use crate::markdown::Outline;
 
 /// The Markdown structure of one document (its headings and cut positions), parsed in the
@@ -22,12 +23,37 @@ impl PyOutline {
         })
     }
 
-    /// (start_byte, level, plain text) of every top-level heading, in document order.
+    /// The structure of `text` as source code in `language` (None: the language of the
+    /// file name `source`, if it has one; else no structure).
+    #[staticmethod]
+    #[pyo3(signature = (text, language = None, source = None))]
+    fn code(
+        py: Python<'_>,
+        text: PyBackedStr,
+        language: Option<&str>,
+        source: Option<&str>,
+    ) -> PyResult<Self> {
+        let structure = Structure::parse(Some("code"), language)?;
+        let inner = crate::py::detach(py, || structure.outline(&text, source))?;
+        Ok(Self {
+            inner: inner.unwrap_or_default(),
+        })
+    }
+
+    /// The language of a source file's outline (None for Markdown).
+    #[getter]
+    fn language(&self) -> Option<&'static str> {
+        self.inner.language
+    }
+
+    /// (start_byte, level, plain text) of every top-level heading (for source code, every
+    /// definition: its start, depth and name), in document order.
     #[getter]
     fn headings(&self) -> Vec<(usize, u8, String)> {
         self.inner
             .headings
             .iter()
+            .filter(|heading| heading.named)
             .map(|heading| (heading.start, heading.level, heading.text.clone()))
             .collect()
     }

@@ -30,6 +30,7 @@ use crate::error::ChunkError;
 use crate::table::SPAN_COLUMNS;
 
 mod chunk;
+mod code;
 mod convert;
 mod engine;
 mod frameworks;
@@ -101,6 +102,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<engine::tree::PyTree>()?;
     module.add_class::<frameworks::shape::PyModelShape>()?;
     module.add_function(wrap_pyfunction!(chunk::build::build_chunks, module)?)?;
+    module.add_function(wrap_pyfunction!(code::code_languages, module)?)?;
     module.add_function(wrap_pyfunction!(chunk::build::chunk_documents, module)?)?;
     module.add_function(wrap_pyfunction!(
         frameworks::langchain::langchain_documents,

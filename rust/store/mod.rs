@@ -78,7 +78,11 @@ impl DocumentRows {
                     let count = outline.headings_before(start);
                     let position = *text_of_count[count].get_or_insert_with(|| {
                         let path = heading_path(outline, start);
-                        metadata.push(metadata_text(document.source, Some(&path)));
+                        metadata.push(path_metadata_text(
+                            document.source,
+                            Some(&path),
+                            outline.language,
+                        ));
                         metadata.len() - 1
                     });
                     metadata_of.push(position);
@@ -137,18 +141,33 @@ impl DocumentRows {
 /// `{"source": source, "headings": {"\u0000tuple": [...]}}` (the store's tag for a tuple).
 #[must_use]
 pub fn metadata_text(source: &str, headings: Option<&[&str]>) -> String {
+    path_metadata_text(source, headings, None)
+}
+
+/// [`metadata_text`], with a symbol path and its language for source code (`language`
+/// given): `{"source": source, "symbols": {"\u0000tuple": [...]}, "language": language}`.
+#[must_use]
+pub fn path_metadata_text(source: &str, path: Option<&[&str]>, language: Option<&str>) -> String {
     let mut out = Vec::with_capacity(source.len() + 16);
     out.extend_from_slice(b"{\"source\":");
     write_string(&mut out, source);
-    if let Some(headings) = headings {
-        out.extend_from_slice(b",\"headings\":{\"\\u0000tuple\":[");
-        for (position, heading) in headings.iter().enumerate() {
+    if let Some(path) = path {
+        out.extend_from_slice(if language.is_some() {
+            b",\"symbols\":{\"\\u0000tuple\":["
+        } else {
+            b",\"headings\":{\"\\u0000tuple\":["
+        });
+        for (position, name) in path.iter().enumerate() {
             if position > 0 {
                 out.push(b',');
             }
-            write_string(&mut out, heading);
+            write_string(&mut out, name);
         }
         out.extend_from_slice(b"]}");
+    }
+    if let Some(language) = language {
+        out.extend_from_slice(b",\"language\":");
+        write_string(&mut out, language);
     }
     out.push(b'}');
     // Escaping copies UTF-8 through and adds ASCII only.

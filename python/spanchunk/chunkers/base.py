@@ -48,22 +48,33 @@ if TYPE_CHECKING:
 __all__ = ["Chunker", "Documents", "ParentStore", "cuts_in_python", "level_cut"]
 
 
-def _is_markdown(levels: Sequence[Level]) -> bool:
-    """Whether a level cuts Markdown (its chunks then carry their heading paths)."""
-    return any(
-        (isinstance(level, _core.Splitter) and level.structure == "markdown")
-        or (isinstance(level, Chunker) and level._STRUCTURE == "markdown")
-        for level in levels
-    )
+def _structure_of(level: Level) -> tuple[str | None, str | None]:
+    """(structure, language) of a level: built in, or a custom chunker's class's."""
+    if isinstance(level, _core.Splitter):
+        return level.structure, level.language
+    return getattr(level, "_STRUCTURE", None), getattr(level, "_language", None)
+
+
+def _outline(levels: Sequence[Level], document: Document) -> _core.Outline | None:
+    """The outline of the first level with a structure, for the chunks' paths: Markdown
+    headings, or code symbols (a code level of no language: the document source's)."""
+    for level in levels:
+        structure, language = _structure_of(level)
+        if structure == "markdown":
+            return _core.Outline(document.text)
+        if structure == "code":
+            outline = _core.Outline.code(document.text, language, document.source)
+            return outline if outline.language is not None else None
+    return None
 
 
 def _spans_and_outline(
-    levels: Sequence[Level], text: str
+    levels: Sequence[Level], document: Document
 ) -> tuple[NDArray[np.int64], _core.Outline | None]:
-    """The (n, 7) spans of ``text`` cut by levels of which some are custom, and, when a
-    level cuts Markdown, the text's outline (the headings) for the chunks' heading paths."""
-    outline = _core.Outline(text) if _is_markdown(levels) else None
-    return tree_array(levels, text), outline
+    """The (n, 7) spans of ``document`` cut by levels of which some are custom, and, when a
+    level cuts Markdown or code, the text's outline for the chunks' heading or symbol
+    paths."""
+    return tree_array(levels, document.text), _outline(levels, document)
 
 
 def _minus_level(chunk: Chunk) -> int:
@@ -119,7 +130,7 @@ class Chunker:
 
     _registry: ParentStore | None = None
     # The document structure this chunker cuts at before the separators (None: plain text;
-    # "markdown": its chunks carry their heading paths).
+    # "markdown": its chunks carry their heading paths; "code": their symbol paths).
     _STRUCTURE: ClassVar[str | None] = None
     # The core's handle on this chunker's levels when every one is built in (set by the
     # built-in chunkers); None for custom strategies.
@@ -421,7 +432,7 @@ class Chunker:
         chunks = []
         for position, document in numbered:
             try:
-                spans, outline = _spans_and_outline(levels, document.text)
+                spans, outline = _spans_and_outline(levels, document)
             except (ChunkingError, TypeError, ValueError) as error:
                 if not skip:
                     raise

@@ -14,10 +14,12 @@ from spanchunk import _core
 from spanchunk.chunk import Chunk
 from spanchunk.chunkers.base import Chunker, Documents, ParentStore, level_cut
 from spanchunk.chunkers.builtin import BuiltInChunker
+from spanchunk.chunkers.code import CodeChunker
 from spanchunk.chunkers.markdown import MarkdownChunker
 from spanchunk.chunkers.recursive import RecursiveChunker
 from spanchunk.chunkers.settings import (
     FlagSetting,
+    OptionalSetting,
     Setting,
     UnitName,
     UnitSetting,
@@ -34,19 +36,44 @@ from spanchunk.units import Sizing
 __all__ = ["HierarchicalChunker", "ParentChildChunker"]
 
 
-def _level_setting(name: str, value: object, size: int, units: Sizing) -> Chunker | None:
+def _level_setting(
+    name: str, value: object, size: int, units: Sizing, language: str | None = None
+) -> Chunker | None:
     """A level's chunker: a Chunker, None (the default), or "markdown" (a MarkdownChunker of
-    the level's size, in the tree's unit) or "text" (the default)."""
+    the level's size, in the tree's unit), "code" (a CodeChunker of the level's size, in
+    ``language``: None for each document's) or "text" (the default)."""
     if value == "markdown":
         return _recursive(size, 0, units, MarkdownChunker)
+    if value == "code":
+        return _code(size, 0, units, language)
     if value == "text":
         return None
     if value is None or isinstance(value, Chunker):
         return value
     raise TypeError(
         f"{name} must be a spanchunk.Chunker (e.g. RecursiveChunker(...)), 'markdown', "
-        f"'text' or None, not {type(value).__name__}"
+        f"'code', 'text' or None, not {type(value).__name__}"
     )
+
+
+def _code(size: int, overlap: int, units: Sizing, language: str | None) -> CodeChunker:
+    """A code level of a tree chunker, in the tree's (already validated) unit."""
+    return CodeChunker(
+        size,
+        overlap=overlap,
+        unit=units.unit,  # type: ignore[arg-type]
+        encoding=units.encoding,
+        tokenizer=units.tokenizer,
+        length_function=units.length_function,
+        language=language,
+    )
+
+
+def _language_of_tree(_tree: object, value: object) -> str | None:
+    """The language of the tree's "code" levels (None: each document's)."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"language must be a str or None, not {type(value).__name__}")
+    return value
 
 
 def _chunkers_setting(tree: HierarchicalChunker, chunkers: object) -> tuple[Chunker | None, ...]:
@@ -64,7 +91,7 @@ def _chunkers_setting(tree: HierarchicalChunker, chunkers: object) -> tuple[Chun
             "item per level (None for the default RecursiveChunker of that size)"
         )
     return tuple(
-        _level_setting(f"chunkers[{position}]", chunker, size, tree._sizing)
+        _level_setting(f"chunkers[{position}]", chunker, size, tree._sizing, tree._language)
         for position, (size, chunker) in enumerate(zip(sizes, chunkers, strict=True))
     )
 
@@ -119,7 +146,8 @@ class HierarchicalChunker(BuiltInChunker, built_in=True):
             ``RecursiveChunker``; mix units with ``chunkers``).
         encoding: The tiktoken encoding of token units.
         chunkers: None, or one item per size: None (a ``RecursiveChunker`` of that size),
-            ``"markdown"`` (a ``MarkdownChunker`` of that size) or a ``Chunker`` that cuts
+            ``"markdown"`` (a ``MarkdownChunker`` of that size), ``"code"`` (a
+            ``CodeChunker`` of that size, in ``language``) or a ``Chunker`` that cuts
             that level instead (a custom strategy included). A built-in chunker above the
             leaves must have no overlap.
         registry: Where parents are recorded (default: a new ``ParentRegistry``).
@@ -129,6 +157,8 @@ class HierarchicalChunker(BuiltInChunker, built_in=True):
             ``metadata["parent_content"]``, for vector stores that keep a payload per vector
             but cannot look parents up: ``spanchunk.retrieval.expand`` then rebuilds the
             parent from the hit alone. Changes metadata only, not spans or ids.
+        language: The language of the ``"code"`` levels (``"python"``, ``"rust"``, ...; see
+            ``CodeChunker``); None: each document's, by the ending of its ``source``.
 
     Raises:
         TypeError: A size is not an int, or a chunkers item is not a Chunker.
@@ -152,6 +182,7 @@ class HierarchicalChunker(BuiltInChunker, built_in=True):
     # Where each setting's checked value is stored (``Setting`` keeps it as ``_<name>``).
     _sizes: tuple[int, ...]
     _overlap: int
+    _language: str | None
 
     sizes: Setting[tuple[int, ...]] = Setting(
         "The size of every level, top first.",
@@ -182,6 +213,11 @@ class HierarchicalChunker(BuiltInChunker, built_in=True):
     parent_content: Setting[bool] = FlagSetting(
         'Whether each leaf carries its parent in ``metadata["parent_content"]``.'
     )
+    language: Setting[str | None] = OptionalSetting(
+        'The language of the ``"code"`` levels (None: each document\'s).',
+        check=_language_of_tree,
+        shown=lambda language: language is not None,
+    )
 
     # Positional settings mirror the documented signature (HierarchicalChunker([2048, 512])).
     def __init__(  # noqa: PLR0917
@@ -190,15 +226,17 @@ class HierarchicalChunker(BuiltInChunker, built_in=True):
         overlap: int = 0,
         unit: UnitName = "char",
         encoding: str | None = None,
-        chunkers: Sequence[Chunker | Literal["markdown", "text"] | None] | None = None,
+        chunkers: Sequence[Chunker | Literal["markdown", "code", "text"] | None] | None = None,
         registry: ParentStore | None = None,
         *,
         tokenizer: object = None,
         length_function: Callable[[str], int] | None = None,
         parent_content: bool = False,
+        language: str | None = None,
     ) -> None:
         self._configure(
             unit=(unit, encoding, tokenizer, length_function),
+            language=language,
             sizes=sizes,
             overlap=overlap,
             chunkers=chunkers,
@@ -318,10 +356,14 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
             ``"markdown"`` for ``MarkdownChunker(parent_size)``: parents are heading
             sections, and every chunk carries ``metadata["headings"]``. Markdown parents
             get ``MarkdownChunker(child_size, overlap=child_overlap)`` children by default.
+            ``"code"`` for ``CodeChunker(parent_size, language=language)``: parents are
+            definitions, every chunk carries ``metadata["symbols"]`` and
+            ``metadata["language"]``, and the children are ``CodeChunker``'s too by
+            default.
         child_chunker: A ``Chunker`` that cuts each parent into children instead of the
             default ``RecursiveChunker(child_size, overlap=child_overlap)`` (a
-            ``MarkdownChunker`` under Markdown parents), or ``"markdown"`` for
-            ``MarkdownChunker(child_size)``.
+            ``MarkdownChunker`` under Markdown parents, a ``CodeChunker`` under code
+            parents), or ``"markdown"`` or ``"code"`` for that chunker of ``child_size``.
         unit: ``"char"``, ``"byte"``, ``"token"``, ``"word"``, ``"sentence"``, ``"passage"``
             or ``"page"``, for the default levels (see
             ``RecursiveChunker``; mix units with ``parent_chunker`` / ``child_chunker``).
@@ -333,6 +375,8 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
             ``metadata["parent_content"]``, for vector stores that keep a payload per vector
             but cannot look parents up: ``spanchunk.retrieval.expand`` then rebuilds the
             parent from the hit alone. Changes metadata only, not spans or ids.
+        language: The language of ``"code"`` levels (``"python"``, ``"rust"``, ...; see
+            ``CodeChunker``); None: each document's, by the ending of its ``source``.
 
     Raises:
         TypeError: A size is not an int, or a chunker is not a Chunker.
@@ -370,7 +414,7 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
     parent_chunker: Setting[Chunker] = Setting(
         "The chunker that cuts the parents.",
         check=lambda tree, value: _level_setting(
-            "parent_chunker", value, tree.parent_size, tree._sizing
+            "parent_chunker", value, tree.parent_size, tree._sizing, tree._language
         ),
         read=lambda tree: tree._level_chunkers[0],
         entry=lambda tree: nested_settings(tree._parent_chunker),
@@ -379,7 +423,7 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
     child_chunker: Setting[Chunker] = Setting(
         "The chunker that cuts each parent into children.",
         check=lambda tree, value: _level_setting(
-            "child_chunker", value, tree.child_size, tree._sizing
+            "child_chunker", value, tree.child_size, tree._sizing, tree._language
         ),
         read=lambda tree: tree._level_chunkers[1],
         entry=lambda tree: nested_settings(tree._child_chunker),
@@ -392,6 +436,11 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
     parent_content: Setting[bool] = FlagSetting(
         'Whether each leaf carries its parent in ``metadata["parent_content"]``.'
     )
+    language: Setting[str | None] = OptionalSetting(
+        'The language of ``"code"`` levels (None: each document\'s).',
+        check=_language_of_tree,
+        shown=lambda language: language is not None,
+    )
 
     # Positional settings mirror the documented signature (ParentChildChunker(2000, 400)).
     def __init__(  # noqa: PLR0917
@@ -399,8 +448,8 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         parent_size: int = 2000,
         child_size: int = 400,
         child_overlap: int | None = None,
-        parent_chunker: Chunker | Literal["markdown", "text"] | None = None,
-        child_chunker: Chunker | Literal["markdown", "text"] | None = None,
+        parent_chunker: Chunker | Literal["markdown", "code", "text"] | None = None,
+        child_chunker: Chunker | Literal["markdown", "code", "text"] | None = None,
         unit: UnitName = "char",
         encoding: str | None = None,
         registry: ParentStore | None = None,
@@ -408,9 +457,11 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         tokenizer: object = None,
         length_function: Callable[[str], int] | None = None,
         parent_content: bool = False,
+        language: str | None = None,
     ) -> None:
         self._configure(
             unit=(unit, encoding, tokenizer, length_function),
+            language=language,
             parent_size=parent_size,
             child_size=child_size,
             child_overlap=child_overlap,
@@ -422,18 +473,26 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         given_parent: Chunker | None = self._parent_chunker
         given_child: Chunker | None = self._child_chunker
         # Markdown parents get Markdown children by default: a code block or a table row
-        # that fits a child is not cut either, and children do not straddle sections.
-        child_type = (
-            MarkdownChunker if isinstance(given_parent, MarkdownChunker) else RecursiveChunker
-        )
+        # that fits a child is not cut either, and children do not straddle sections. Code
+        # parents get code children (of the parents' language) likewise.
+        default_child: Chunker
+        if isinstance(given_parent, CodeChunker):
+            default_child = _code(
+                self._child_size, self._child_overlap, self._sizing, given_parent.language
+            )
+        else:
+            child_type = (
+                MarkdownChunker if isinstance(given_parent, MarkdownChunker) else RecursiveChunker
+            )
+            default_child = _recursive(
+                self._child_size, self._child_overlap, self._sizing, child_type
+            )
         self._setup(
             (
                 given_parent
                 if given_parent is not None
                 else _recursive(self._parent_size, 0, self._sizing),
-                given_child
-                if given_child is not None
-                else _recursive(self._child_size, self._child_overlap, self._sizing, child_type),
+                given_child if given_child is not None else default_child,
             ),
             registry,
             names=("parent_chunker", "child_chunker"),

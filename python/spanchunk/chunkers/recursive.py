@@ -187,13 +187,17 @@ class RecursiveChunker(BuiltInChunker, built_in=True):
                 separators=self._separators,
                 keep_separator=core_keep_separator(self._keep_separator),
                 trim=self._trim,
-                structure=self._STRUCTURE,
                 merge=self._merge,
+                **self._structure(),
                 **self._sizing.core(),
             )
         except UnicodeEncodeError as error:
             raise encoding_error(error, "a separator") from None
         self._build_tree()
+
+    def _structure(self) -> dict[str, Any]:
+        """The core's structure settings of this chunker's level."""
+        return {"structure": self._STRUCTURE}
 
     def _built_in_levels(self) -> list[Level]:
         return [self._splitter]

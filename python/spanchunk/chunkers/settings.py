@@ -296,6 +296,8 @@ def splitter_cut(splitter: _core.Splitter, units: Sizing) -> dict[str, Any]:
         "tokenizer": None,
         "length_function": None,
         **units.settings(),
+        # Code only (the cut of every other level reads as it always has).
+        **({"language": splitter.language} if splitter.structure == "code" else {}),
     }
 
 
@@ -465,3 +467,13 @@ class FlagSetting(Setting[bool]):
     def entries(self, chunker: object) -> Iterable[tuple[str, Any]]:
         """``(name, True)`` when on; nothing when off."""
         return ((self.name, True),) if getattr(chunker, self.attribute) else ()
+
+
+class OptionalSetting(Setting[Any]):
+    """A setting that is None by default, listed in ``settings()`` and the repr only when
+    given (so the settings of a chunker that leaves it out read as they did before it)."""
+
+    def entries(self, chunker: object) -> Iterable[tuple[str, Any]]:
+        """``(name, value)`` when given; nothing when None."""
+        value = self.__get__(chunker)
+        return () if value is None else ((self.name, value),)

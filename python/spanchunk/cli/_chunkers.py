@@ -91,17 +91,22 @@ def run_settings(args: argparse.Namespace) -> dict[str, Any]:
         "tokenizer": args.tokenizer if token else None,
         "merge": args.merge,
         "format": args.format,
+        **({"language": args.language} if getattr(args, "language", None) else {}),
     }
 
 
 def _level_chunker(
-    size: int, overlap: int, units: dict[str, object], markdown: bool, merge: str = "boundary"
+    size: int, overlap: int, units: dict[str, object], kind: str | None, merge: str = "boundary"
 ) -> object:
-    from spanchunk import MarkdownChunker, RecursiveChunker  # noqa: PLC0415
+    """A level of the chunker of one kind of file: None (text), "markdown" or a language."""
+    from spanchunk import CodeChunker, MarkdownChunker, RecursiveChunker  # noqa: PLC0415
 
-    kind = MarkdownChunker if markdown else RecursiveChunker
-    extra = {} if merge == "boundary" else {"merge": merge}
-    return kind(size, overlap=overlap, **extra, **units)  # type: ignore[arg-type]
+    extra: dict[str, object] = {} if merge == "boundary" else {"merge": merge}
+    if kind is None:
+        return RecursiveChunker(size, overlap=overlap, **extra, **units)  # type: ignore[arg-type]
+    if kind == "markdown":
+        return MarkdownChunker(size, overlap=overlap, **extra, **units)  # type: ignore[arg-type]
+    return CodeChunker(size, overlap=overlap, language=kind, **extra, **units)  # type: ignore[arg-type]
 
 
 def _units(unit: str, args: argparse.Namespace) -> dict[str, object]:
@@ -113,7 +118,8 @@ def _units(unit: str, args: argparse.Namespace) -> dict[str, object]:
 
 
 def make_chunkers(args: argparse.Namespace) -> Chunkers:
-    """The two chunkers of a run (plain and Markdown parents), from the settings.
+    """The chunkers of a run (plain, Markdown and each language's code parents), from the
+    settings.
 
     Raises:
         ValueError: impossible settings (the message names the fix).
@@ -137,15 +143,20 @@ def _make_chunkers(args: argparse.Namespace) -> Chunkers:
     child_unit = args.child_unit or args.unit
     chunkers = []
     greedy = args.merge == "greedy"
-    for markdown in (False, True):
+    for kind in (None, "markdown", *_languages(args)):
         child_chunker = None
-        parent_chunker: object = "markdown" if markdown else None
+        parent_chunker: object = None
+        language = None
+        if kind == "markdown":
+            parent_chunker = "markdown"
+        elif kind is not None:
+            parent_chunker, language = "code", kind
         if greedy or (args.child_unit is not None and args.child_unit != args.unit):
             child_chunker = _level_chunker(
-                args.child_size, args.overlap, _units(child_unit, args), markdown, args.merge
+                args.child_size, args.overlap, _units(child_unit, args), kind, args.merge
             )
         if greedy:
-            parent_chunker = _level_chunker(args.parent_size, 0, parent_units, markdown, "greedy")
+            parent_chunker = _level_chunker(args.parent_size, 0, parent_units, kind, "greedy")
         chunkers.append(
             ParentChildChunker(
                 parent_size=args.parent_size,
@@ -153,10 +164,51 @@ def _make_chunkers(args: argparse.Namespace) -> Chunkers:
                 child_overlap=args.overlap,
                 parent_chunker=parent_chunker,  # type: ignore[arg-type]
                 child_chunker=child_chunker,  # type: ignore[arg-type]
+                language=language,
                 **parent_units,  # type: ignore[arg-type]
             )
         )
     encoding = args.input_encoding
     if encoding is not None and codecs.lookup(encoding).name == "utf-8":
         encoding = None  # UTF-8 is what the core reads
-    return Chunkers(chunkers[0], chunkers[1], args.format, run_settings(args), encoding)
+    code = tuple(zip(_languages(args), chunkers[2:], strict=True))
+    return Chunkers(
+        chunkers[0],
+        chunkers[1],
+        args.format,
+        run_settings(args),
+        encoding,
+        code,
+        _language(args),
+    )
+
+
+def _language(args: argparse.Namespace) -> str | None:
+    """``--language``, as the core names it (None when not given).
+
+    Raises:
+        ValueError: a language the core does not parse, or one without --format code.
+    """
+    from spanchunk.chunkers.code import LANGUAGES  # noqa: PLC0415
+
+    given = getattr(args, "language", None)
+    if given is None:
+        return None
+    if args.format != "code":
+        raise ValueError("--language applies to --format code: add --format code")
+    wanted = given.strip().lower()
+    for name, (aliases, _extensions) in LANGUAGES.items():
+        if wanted == name or wanted in aliases:
+            return name
+    raise ValueError(f"--language {given!r} is not one of {', '.join(LANGUAGES)}")
+
+
+def _languages(args: argparse.Namespace) -> tuple[str, ...]:
+    """The languages a run cuts as code: every one with --format auto or code (one with
+    --language), none with text or markdown."""
+    from spanchunk.chunkers.code import LANGUAGES  # noqa: PLC0415
+
+    if args.format not in {"auto", "code"}:
+        return ()
+    language = _language(args)
+    return (language,) if language is not None else tuple(LANGUAGES)

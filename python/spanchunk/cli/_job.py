@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from spanchunk import _core
 from spanchunk.chunkers import HierarchicalChunker, hooks
+from spanchunk.chunkers.code import language_of
 from spanchunk.cli._files import File
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ MARKDOWN_SUFFIXES = (".md", ".markdown")
 
 
 class Chunkers(NamedTuple):
-    """The chunker of each file: Markdown parents for Markdown files, plain ones otherwise."""
+    """The chunker of each file: Markdown parents for Markdown files, code parents for
+    source code, plain ones otherwise."""
 
     text: HierarchicalChunker
     markdown: HierarchicalChunker
@@ -48,12 +50,35 @@ class Chunkers(NamedTuple):
     #: ``--input-encoding``: the files' encoding when it is not UTF-8 (None: UTF-8, or
     #: UTF-16 or UTF-32 with a byte order mark).
     input_encoding: str | None = None
+    #: The code chunkers by language (``--format auto`` and ``code``), in the core's order.
+    code: tuple[tuple[str, HierarchicalChunker], ...] = ()
+    #: ``--language``: the language of every file with ``--format code``.
+    language: str | None = None
 
     def is_markdown(self, path: str) -> bool:
         """Whether ``path`` is cut as Markdown, by ``--format`` (auto: by its suffix)."""
         return self.format == "markdown" or (
             self.format == "auto" and path.lower().endswith(MARKDOWN_SUFFIXES)
         )
+
+    def all(self) -> list[HierarchicalChunker]:
+        """Every chunker, in the order of ``chunker_index``: text, Markdown, then each
+        language's."""
+        return [self.text, self.markdown, *(chunker for _language, chunker in self.code)]
+
+    def chunker_index(self, path: str) -> int:
+        """The position in ``all()`` of the chunker of ``path``, by ``--format`` (auto: by
+        its suffix; code without ``--language``: by its suffix, else as text)."""
+        if self.is_markdown(path):
+            return 1
+        if self.format not in {"auto", "code"}:
+            return 0
+        language = self.language if self.format == "code" else None
+        language = language or language_of(path)
+        for position, (name, _chunker) in enumerate(self.code):
+            if name == language:
+                return 2 + position
+        return 0
 
 
 class Part(NamedTuple):
@@ -133,7 +158,7 @@ def process_batch(job: CoreJob, batch: Sequence[File]) -> BatchResult:
     result = BatchResult()
     sources = [file.path for file in batch]
     document_ids = [file.resolved or os.path.realpath(file.path) for file in batch]
-    chunker_of = [int(job.chunkers.is_markdown(path)) for path in sources]
+    chunker_of = [job.chunkers.chunker_index(path) for path in sources]
     if job.chunkers.input_encoding is None and all(file.data is None for file in batch):
         written, failures, sizes = _core.write_files(
             job.core_chunkers,
@@ -226,9 +251,9 @@ def read_in_python(file: File, encoding: str | None) -> bytes | tuple[str, str]:
 class CoreJob(NamedTuple):
     """The JSON Lines and Parquet job: the core cuts and writes each batch of files.
 
-    ``core_chunkers`` is what ``_core.write_files`` takes of the two chunkers (the text one,
-    then the Markdown one): their levels and fingerprints, made once per run; ``parquet``
-    the Parquet file's ``_core.ParquetEncoder``.
+    ``core_chunkers`` is what ``_core.write_files`` takes of the chunkers (the text one,
+    the Markdown one, then the code ones, ``Chunkers.all``): their levels and fingerprints,
+    made once per run; ``parquet`` the Parquet file's ``_core.ParquetEncoder``.
     """
 
     chunkers: Chunkers
@@ -239,7 +264,7 @@ class CoreJob(NamedTuple):
     @classmethod
     def of(cls, chunkers: Chunkers, core_format: str, parquet: Any = None) -> CoreJob:
         """The job of ``chunkers`` writing ``core_format``."""
-        pairs = [(hooks.levels(chunker), chunker.fingerprint()) for chunker in chunkers[:2]]
+        pairs = [(hooks.levels(chunker), chunker.fingerprint()) for chunker in chunkers.all()]
         return cls(chunkers, core_format, pairs, parquet)
 
     def __call__(self, batch: Sequence[File]) -> BatchResult:

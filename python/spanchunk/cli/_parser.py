@@ -85,14 +85,16 @@ Output, by the name given to -o: JSON Lines ('-', the default, is stdout; .jsonl
 .jsonl.gz compressed), one object per chunk, the parents of a document first, with the keys
 id, document_id, source, level (1: parent, 0: child), index, parent_id, child_ids,
 start_char, end_char, start_byte, end_byte and text; chunks of Markdown files also have
-headings (the heading path, outermost first). Parquet (.parquet; --compression snappy, lz4
-or none): one row per chunk, the same fields as typed columns, each parent followed by its
-children. SQLite (.sqlite, .sqlite3, .db): the store spanchunk.SqliteRegistry(FILE) opens,
-parents and children. Records come in input order whatever --workers. A file output is
-replaced whole at the end (written beside it first; through a symbolic link, its target);
-a device or a FIFO (/dev/stdout, /dev/null) is written to as it is. The output and the
-files written beside it are never inputs: naming one as a PATH is refused, and inside a
-folder they are left out. A second run into the same output waits for the first.
+headings (the heading path, outermost first), chunks of source code symbols (the names of
+the enclosing definitions, outermost first) and language. Parquet (.parquet; --compression
+snappy, lz4 or none): one row per chunk, the same fields as typed columns, each parent
+followed by its children. SQLite (.sqlite, .sqlite3, .db): the store
+spanchunk.SqliteRegistry(FILE) opens, parents and children. Records come in input order
+whatever --workers. A file output is replaced whole at the end (written beside it first;
+through a symbolic link, its target); a device or a FIFO (/dev/stdout, /dev/null) is written
+to as it is. The output and the files written beside it are never inputs: naming one as a
+PATH is refused, and inside a folder they are left out. A second run into the same output
+waits for the first.
 
 One identity for a file in every output: its document id is its resolved path (absolute,
 links resolved), so the same file and settings give the same chunk ids in JSON Lines,
@@ -107,7 +109,9 @@ each difference. Each batch is one transaction, so an interrupted run leaves eve
 old or new. --dry-run says what a run would do and writes nothing.
 
 Markdown files (--format auto: names ending in .md or .markdown) get heading sections as
-parents (spanchunk.MarkdownChunker); other files, plain recursive splitting."""
+parents (spanchunk.MarkdownChunker); source code (--format auto: .py, .rs, .js, .ts, .tsx,
+.go, .java, .c, .h, .cpp and the like) gets its definitions as parents
+(spanchunk.CodeChunker); other files, plain recursive splitting."""
 
 EPILOG = """\
 examples:
@@ -236,10 +240,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chunk.add_argument(
         "--format",
-        choices=("auto", "text", "markdown"),
+        choices=("auto", "text", "markdown", "code"),
         default="auto",
-        help="how to read the files: auto (Markdown for .md and .markdown files, else text), "
-        "text or markdown (default: auto)",
+        help="how to read the files: auto (Markdown for .md and .markdown files, source code "
+        "by its file name's ending, else text), text, markdown or code (default: auto)",
+    )
+    chunk.add_argument(
+        "--language",
+        default=None,
+        metavar="NAME",
+        help="with --format code: the files' programming language (python, rust, javascript, "
+        "typescript, tsx, go, java, c, cpp), instead of each file's by its name's ending",
     )
     chunk.add_argument(
         "--input-encoding",
@@ -254,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME",
         help="the source (and document) name of the text read from PATH '-', as a file of "
-        "that name would have: its suffix picks Markdown (default: '-')",
+        "that name would have: its suffix picks Markdown or a language (default: '-')",
     )
     picking = chunk.add_argument_group("picking files")
     picking.add_argument(

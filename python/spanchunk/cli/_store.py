@@ -33,7 +33,7 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from spanchunk import _core
 from spanchunk.chunkers import hooks
@@ -323,15 +323,23 @@ def record_run(
 
 def run_fingerprint(chunkers: Chunkers) -> str:
     """The fingerprint a run records in the store: that of its one chunker with ``--format
-    text`` or ``markdown`` (the API's chunker with those settings can add to the store), of
-    both with ``auto``."""
+    text``, ``markdown`` or ``code --language`` (the API's chunker with those settings can
+    add to the store), of all of them with ``auto`` (and ``code``)."""
     if chunkers.format == "text":
         return chunkers.text.fingerprint()
     if chunkers.format == "markdown":
         return chunkers.markdown.fingerprint()
-    return fingerprint_of(
-        {"text": chunkers.text.fingerprint(), "markdown": chunkers.markdown.fingerprint()}
-    )
+    if chunkers.format == "code" and chunkers.language is not None:
+        return chunkers.code[0][1].fingerprint()
+    parts: dict[str, Any] = {
+        "text": chunkers.text.fingerprint(),
+        "markdown": chunkers.markdown.fingerprint(),
+    }
+    if chunkers.code:
+        parts["code"] = {language: chunker.fingerprint() for language, chunker in chunkers.code}
+    if chunkers.format == "code":
+        parts["format"] = "code"
+    return fingerprint_of(parts)
 
 
 def read_source(
@@ -465,7 +473,7 @@ class StoreJob:
         result = BatchResult()
         written = StoreBatch()
         run: list[Pending] = []
-        run_markdown = False
+        run_chunker = 0
         for file in batch:
             document_id = file_document_id(file)
             # The files whose state is the one recorded never come here: the walk settles
@@ -496,22 +504,23 @@ class StoreJob:
                 if state is not None:
                     written.refreshed.append((*state, document_id))
                 continue
-            markdown = self.chunkers.is_markdown(file.path)
-            if run and markdown != run_markdown:
-                self._cut(run, run_markdown, result, written)
-            run_markdown = markdown
+            chunker = self.chunkers.chunker_index(file.path)
+            if run and chunker != run_chunker:
+                self._cut(run, run_chunker, result, written)
+            run_chunker = chunker
             run.append(Pending(file, document_id, data_to_cut, digest, state))
-        self._cut(run, run_markdown, result, written)
+        self._cut(run, run_chunker, result, written)
         result.parts.append(Part(written, [], []))
         return result
 
     def _cut(
-        self, run: list[Pending], markdown: bool, result: BatchResult, written: StoreBatch
+        self, run: list[Pending], position: int, result: BatchResult, written: StoreBatch
     ) -> None:
-        """Cut a run of files of one chunker (one core call) and count them; empties ``run``."""
+        """Cut a run of files of one chunker (``Chunkers.all()[position]``, one core call)
+        and count them; empties ``run``."""
         if not run:
             return
-        chunker = self.chunkers.markdown if markdown else self.chunkers.text
+        chunker = self.chunkers.all()[position]
         cut, errors, sizes = _core.cut_for_store(
             core_levels(hooks.levels(chunker)),
             [pending.data for pending in run],

@@ -9,6 +9,7 @@ from typing import Any
 
 from spanchunk import (
     Chunker,
+    CodeChunker,
     HierarchicalChunker,
     MarkdownChunker,
     ParentChildChunker,
@@ -152,14 +153,46 @@ def missing_extra(framework: str, extra: str, error: ImportError) -> ImportError
     )
 
 
+#: The keys of a chunk's paths (Markdown's heading path, source code's symbol path): written
+#: under their own keys, never copied with the document's metadata. A code chunk's
+#: ``language`` is written too, but a document's own ``language`` (LangChain's code loaders
+#: set one) is the document's metadata, kept.
+PATH_KEYS = ("headings", "symbols")
+
+
+def path_fields(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """A chunk's paths as the frameworks' metadata hold them, where it has them: the
+    heading and symbol paths as lists, and with a symbol path, the language."""
+    fields: dict[str, Any] = {}
+    for key in PATH_KEYS:
+        value = metadata.get(key)
+        if value is not None:
+            fields[key] = list(value)
+    if "symbols" in fields and metadata.get("language") is not None:
+        fields["language"] = metadata["language"]
+    return fields
+
+
+def path_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """A chunk's paths back from a framework's metadata (``path_fields`` undone)."""
+    return {key: tuple(metadata[key]) for key in PATH_KEYS if key in metadata}
+
+
 def recursive_chunker(
     chunk_size: int,
     overlap: int,
     unit: Unit,
     encoding: str | None,
     markdown: bool,
+    *,
+    language: str | None = None,
 ) -> RecursiveChunker:
-    """A one-level chunker: Markdown-aware (heading paths) or plain recursive."""
+    """A one-level chunker: Markdown-aware (heading paths), source code of ``language``
+    (symbol paths), or plain recursive."""
+    if language is not None:
+        return CodeChunker(
+            chunk_size, overlap=overlap or None, unit=unit, encoding=encoding, language=language
+        )
     kind = MarkdownChunker if markdown else RecursiveChunker
     return kind(chunk_size, overlap=overlap or None, unit=unit, encoding=encoding)
 
@@ -170,29 +203,37 @@ def hierarchical_chunker(
     unit: Unit,
     encoding: str | None,
     markdown: bool,
+    *,
+    language: str | None = None,
 ) -> HierarchicalChunker:
-    """An N-level chunker, top size first; Markdown sections at the top level when asked.
+    """An N-level chunker, top size first; Markdown sections (or the definitions of source
+    code in ``language``) at the top level when asked.
 
     Two sizes give a ``ParentChildChunker`` (the command line's chunker), so the ids agree
     with everything else that cuts parents and children with the same settings.
     """
     sizes = list(sizes)
+    if markdown and language is not None:
+        raise ValueError("markdown and language are two structures: give one of them")
+    structure = "code" if language is not None else "markdown" if markdown else None
     if len(sizes) == 2:
         return ParentChildChunker(
             parent_size=sizes[0],
             child_size=sizes[1],
             child_overlap=overlap or None,
-            parent_chunker="markdown" if markdown else None,
+            parent_chunker=structure,  # type: ignore[arg-type]
             unit=unit,
             encoding=encoding,
+            language=language,
         )
-    chunkers = ["markdown", *([None] * (len(sizes) - 1))] if markdown else None
+    chunkers = [structure, *([None] * (len(sizes) - 1))] if structure else None
     return HierarchicalChunker(
         sizes=sizes,
         overlap=overlap,
         unit=unit,
         encoding=encoding,
         chunkers=chunkers,  # type: ignore[arg-type]
+        language=language,
     )
 
 

@@ -29,6 +29,8 @@ Field mapping (``Document.meta``; ``Document.id`` is ``Chunk.id``, the root keep
 ``end_byte``           ``Chunk.end_byte``
 ``page_number``        the page the chunk starts on, counting form feeds, as Haystack does
 ``headings``           the Markdown heading path (``markdown=True``)
+``symbols``            source code's symbol path (a ``CodeChunker`` level)
+``language``           source code's language, with ``symbols``
 ``_split_overlap``     leaves only, when ``split_overlap`` > 0: Haystack's format
 =====================  ==================================================================
 
@@ -62,6 +64,7 @@ from spanchunk.integrations._common import (
     is_shallow,
     metadata_copier,
     missing_extra,
+    path_fields,
     within_declared_range,
 )
 from spanchunk.units import Unit
@@ -95,6 +98,8 @@ META_KEYS = (
     "start_byte",
     "end_byte",
     "headings",
+    "symbols",
+    "language",
 )
 _SHAPE = _core.ModelShape(
     Document,
@@ -164,9 +169,7 @@ def _constructed_tree(tree: _Tree) -> tuple[list[Document], list[str]]:
             "start_byte": chunk.start_byte,
             "end_byte": chunk.end_byte,
         }
-        headings = chunk.metadata.get("headings")
-        if headings is not None:
-            meta_fields["headings"] = list(headings)
+        meta_fields.update(path_fields(chunk.metadata))
         out.append(_constructed(chunk.id, chunk.text, meta_fields))
     return out, top_ids
 
@@ -182,7 +185,9 @@ def _same_layout(shape: Any = _SHAPE) -> bool:
     constructor's, on probes of every key, with shallow and deep-copied meta."""
     try:
         parent = Chunk("p1", "probe text", "doc", 0, 1, 0, 10, 0, 10, None, ("c1",))
-        child = Chunk("c1", "probe", "doc", 0, 0, 6, 11, 6, 11, "p1", (), {"headings": ("H",)})
+        child = Chunk(
+            "c1", "probe", "doc", 0, 0, 6, 11, 6, 11, "p1", (), {"symbols": ("S",), "language": "c"}
+        )
         for meta in ({"key": 1, "__level": "stale"}, {"tags": ["a"]}):
             arguments: _Tree = ([parent, child], meta, [20, 10], "doc", "root", [3])
             built, top_ids = _core.haystack_documents(shape, *arguments)
@@ -229,6 +234,9 @@ class SpanchunkDocumentSplitter:
             the README).
         encoding: A tiktoken encoding for token units.
         markdown: Cut the top level at Markdown sections; every chunk gets ``headings``.
+        language: Cut the top level of source code of this language (``"python"``,
+            ``"rust"``, ...) at its definitions; every chunk gets ``symbols`` and
+            ``language``.
         include_root: Return the original document as the root (``__level`` 0), as
             Haystack's ``HierarchicalDocumentSplitter`` does. Without it, the top chunks
             have no ``__parent_id``.
@@ -248,6 +256,7 @@ class SpanchunkDocumentSplitter:
         encoding: str | None = None,
         markdown: bool = False,
         include_root: bool = True,
+        language: str | None = None,
     ) -> None:
         sizes = sorted(set(block_sizes), reverse=True)
         if not sizes:
@@ -258,8 +267,9 @@ class SpanchunkDocumentSplitter:
         self.encoding = encoding
         self.markdown = markdown
         self.include_root = include_root
+        self.language = language
         self._chunker: HierarchicalChunker = hierarchical_chunker(
-            sizes, split_overlap, unit, encoding, markdown
+            sizes, split_overlap, unit, encoding, markdown, language=language
         )
 
     @component.output_types(
@@ -376,6 +386,7 @@ class SpanchunkDocumentSplitter:
             encoding=self.encoding,
             markdown=self.markdown,
             include_root=self.include_root,
+            **({"language": self.language} if self.language is not None else {}),
         )
 
     @classmethod

@@ -30,6 +30,8 @@ Field mapping (``Document.metadata`` keys; ``Document.id`` is the chunk id):
 ``parent_id``       ``Chunk.parent_id`` (None at the top)
 ``child_ids``       ``list(Chunk.child_ids)`` (trees only: ``index_documents``)
 ``headings``        ``list(Chunk.metadata["headings"])``: Markdown heading path, when asked
+``symbols``         ``list(Chunk.metadata["symbols"])``: source code's symbol path, when asked
+``language``        ``Chunk.metadata["language"]``: source code's language, with ``symbols``
 ==================  ======================================================================
 
 The input document's own metadata is copied into every chunk, as LangChain's splitters do.
@@ -55,9 +57,12 @@ from spanchunk.chunkers import hooks
 from spanchunk.chunkers.inputs import columns
 from spanchunk.document import check_id, text_type_error
 from spanchunk.integrations._common import (
+    PATH_KEYS,
     cut_registered,
     metadata_copier,
     missing_extra,
+    path_fields,
+    path_metadata,
     recursive_chunker,
     same_model,
     within_declared_range,
@@ -83,19 +88,11 @@ __all__ = [
 # Keys this module writes into metadata; a chunk split again (a parent given to the child
 # splitter) drops its own before its children get theirs.
 SPAN_KEYS = (
-    "start_index",
-    "end_index",
-    "start_byte",
-    "end_byte",
-    "level",
-    "index",
-    "chunk_id",
-    "document_id",
-    "parent_id",
-    "child_ids",
-    "headings",
-)
-_SPAN_KEY_SET = frozenset(SPAN_KEYS)
+    "start_index", "end_index", "start_byte", "end_byte", "level", "index", "chunk_id",
+    "document_id", "parent_id", "child_ids", "headings", "symbols", "language",
+)  # fmt: skip
+_SPAN_KEY_SET = frozenset(SPAN_KEYS) - {"language"}  # a document's own is kept (PATH_KEYS)
+_PATH_KEYS = frozenset(PATH_KEYS)
 
 # Speed: benches/NOTES.md, under python/spanchunk/integrations/langchain.py.
 # The core makes these Documents as ``model_construct`` does (``rust/py/frameworks/``); the
@@ -146,9 +143,7 @@ def _constructed_documents(group: _Group) -> list[Document]:
         }
         if chunk.child_ids:
             fields["child_ids"] = list(chunk.child_ids)
-        headings = chunk.metadata.get("headings")
-        if headings is not None:
-            fields["headings"] = list(headings)
+        fields.update(path_fields(chunk.metadata))
         out.append(Document(page_content=chunk.text, metadata=fields, id=chunk.id))
     return out
 
@@ -172,9 +167,11 @@ def _same_layout(shape: Any = _SHAPE) -> bool:
     try:
         parent = Chunk("p1", "probe text", "doc", 0, 1, 0, 10, 0, 10, None, ("c1",))
         child = Chunk("c1", "probe", "doc", 0, 0, 0, 5, 0, 5, "p1", (), {"headings": ("H",)})
+        code = Chunk("c2", "code", "doc", 1, 0, 5, 9, 5, 9, None, (), {"symbols": ("S",)})
         groups: list[_Group] = [
             ([parent, child], {"key": 1, "level": "stale"}, None, 0, 0, None, None),
             ([child, child], {"tags": ["a"]}, 0, 3, 4, "source", "parent"),
+            ([code], {"key": 2}, None, 0, 0, None, None),
         ]
         built, expected = _built_documents(groups, shape), _constructed_groups(groups)
         return (
@@ -246,7 +243,7 @@ def chunk_to_document(chunk: Chunk, metadata: Mapping[str, Any] | None = None) -
         A ``langchain_core.documents.Document`` whose ``id`` is the chunk id.
     """
     if metadata is None:
-        metadata = {key: value for key, value in chunk.metadata.items() if key != "headings"}
+        metadata = {key: value for key, value in chunk.metadata.items() if key not in _PATH_KEYS}
     return _documents_of([([chunk], metadata, None, 0, 0, None, None)])[0]
 
 
@@ -310,6 +307,8 @@ class SpanchunkTextSplitter(TextSplitter):
         unit: ``"char"``, ``"byte"`` or ``"token"`` (with ``encoding``).
         encoding: A tiktoken encoding for token units (``"cl100k_base"``, ``"o200k_base"``).
         markdown: Cut at Markdown structure and add ``headings`` to every chunk.
+        language: Cut source code of this language (``"python"``, ``"rust"``, ...) at its
+            definitions and add ``symbols`` and ``language`` to every chunk.
         chunker: A spanchunk ``Chunker`` to use instead (the size settings are then only
             reported to LangChain).
         level: The ``level`` written into the metadata: 0 for a child splitter, 1 for a
@@ -332,6 +331,7 @@ class SpanchunkTextSplitter(TextSplitter):
         unit: Unit = "char",
         encoding: str | None = None,
         markdown: bool = False,
+        language: str | None = None,
         chunker: Chunker | None = None,
         level: int = 0,
         **kwargs: Any,
@@ -341,7 +341,9 @@ class SpanchunkTextSplitter(TextSplitter):
         self._chunker = (
             chunker
             if chunker is not None
-            else recursive_chunker(chunk_size, chunk_overlap, unit, encoding, markdown)
+            else recursive_chunker(
+                chunk_size, chunk_overlap, unit, encoding, markdown, language=language
+            )
         )
         self._level = level
 
@@ -612,6 +614,6 @@ def _document_to_chunk(key: str, document: Document) -> Chunk:
         child_ids=tuple(metadata.get("child_ids", ())),
         metadata={
             **_own_metadata(metadata),
-            **({"headings": tuple(metadata["headings"])} if "headings" in metadata else {}),
+            **path_metadata(metadata),
         },
     )

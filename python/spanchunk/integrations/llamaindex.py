@@ -28,9 +28,10 @@ Field mapping: ``node.node_id`` = ``Chunk.id``; ``node.text`` = ``Chunk.text``;
 ``start_char_idx`` / ``end_char_idx`` = ``Chunk.start_char`` / ``end_char``;
 ``ref_doc_id`` = the document's ``id_``; ``metadata`` = the document's metadata (with
 ``include_metadata``, the default) plus ``level`` (``Chunk.level``: 0 for the leaves),
-``start_byte``, ``end_byte`` and, for Markdown, ``headings``. Those four keys are excluded
-from the embedding and LLM text (``excluded_embed_metadata_keys`` /
-``excluded_llm_metadata_keys``), so they do not change what is embedded.
+``start_byte``, ``end_byte`` and, for Markdown, ``headings`` (for source code, ``symbols``
+and ``language``). Those keys are excluded from the embedding and LLM text
+(``excluded_embed_metadata_keys`` / ``excluded_llm_metadata_keys``), so they do not change
+what is embedded.
 
 Example:
     >>> from llama_index.core import Document
@@ -57,6 +58,7 @@ from spanchunk import Document as SpanDocument
 from spanchunk.integrations._common import (
     hierarchical_chunker,
     missing_extra,
+    path_fields,
     same_model,
     within_declared_range,
 )
@@ -83,7 +85,10 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 __all__ = ["SpanchunkNodeParser"]
 
 # Metadata keys this parser adds; kept out of the text that is embedded or shown to an LLM.
-SPAN_KEYS = ("level", "start_byte", "end_byte", "headings")
+SPAN_KEYS = ("level", "start_byte", "end_byte", "headings", "symbols", "language")
+# What a document's metadata loses when copied into its nodes: what this parser writes, but a
+# document's own ``language`` (a code chunk's overrides it).
+_WRITTEN_KEYS = frozenset(SPAN_KEYS) - {"language"}
 
 
 def _node_hash(text: str, metadata: dict[str, Any]) -> str:
@@ -228,6 +233,8 @@ class SpanchunkNodeParser(NodeParser):
             are tokens of ``cl100k_base``).
         encoding: A tiktoken encoding for token units.
         markdown: Cut the top level at Markdown sections; every node gets ``headings``.
+        language: Cut the top level of source code of this language (``"python"``, ...) at
+            its definitions; every node gets ``symbols`` and ``language``.
         include_metadata: Copy the document's metadata into every node.
         include_prev_next_rel: Add ``PREVIOUS`` / ``NEXT`` relationships.
 
@@ -242,6 +249,9 @@ class SpanchunkNodeParser(NodeParser):
     unit: Unit = Field(default="char", description="'char', 'byte' or 'token'.")
     encoding: str | None = Field(default=None, description="tiktoken encoding of token units.")
     markdown: bool = Field(default=False, description="Cut at Markdown sections first.")
+    language: str | None = Field(
+        default=None, description="Cut source code of this language at its definitions first."
+    )
 
     _chunker: HierarchicalChunker = PrivateAttr()
 
@@ -249,7 +259,12 @@ class SpanchunkNodeParser(NodeParser):
         """Build the spanchunk chunker once, checking the settings."""
         super().model_post_init(context)
         self._chunker = hierarchical_chunker(
-            self.chunk_sizes, self.chunk_overlap, self.unit, self.encoding, self.markdown
+            self.chunk_sizes,
+            self.chunk_overlap,
+            self.unit,
+            self.encoding,
+            self.markdown,
+            language=self.language,
         )
 
     @classmethod
@@ -339,7 +354,7 @@ class SpanchunkNodeParser(NodeParser):
         chunks = self._chunker.chunk_tree(SpanDocument(text, id=document.node_id))
 
         base = (
-            {key: value for key, value in document.metadata.items() if key not in SPAN_KEYS}
+            {key: value for key, value in document.metadata.items() if key not in _WRITTEN_KEYS}
             if self.include_metadata
             else {}
         )
@@ -356,9 +371,7 @@ class SpanchunkNodeParser(NodeParser):
                 metadata["end_byte"] = chunk.end_byte + byte_offset
             chunk_metadata = chunk.metadata
             if chunk_metadata:
-                headings = chunk_metadata.get("headings")
-                if headings is not None:
-                    metadata["headings"] = list(headings)
+                metadata.update(path_fields(chunk_metadata))
             texts.append(chunk.text)
             metadatas.append(metadata)
         # One RelatedNodeInfo per node, shared by every relationship that points at it, made

@@ -81,6 +81,9 @@ def chunk_schema() -> pa.Schema:
     ``text``        large_string    ``Chunk.text``
     ``headings``    list<string>,   the Markdown heading path; null for plain text
                     null
+    ``symbols``     list<string>,   source code's symbol path (a code level); null
+                    null            otherwise
+    ``language``    string, null    source code's language; null otherwise
     ``metadata``    string          the document's metadata as a JSON object
     ==============  ==============  ====================================================
     """
@@ -116,6 +119,8 @@ class ChunkBatches:
         unit: ``"char"``, ``"byte"`` or ``"token"`` (with ``encoding``).
         encoding: A tiktoken encoding for token units.
         markdown: Cut the top level at Markdown sections; ``headings`` is filled.
+        language: Cut the top level of source code of this language (``"python"``, ...) at
+            its definitions; ``symbols`` and ``language`` are filled.
         levels: ``"all"`` (parents and children in one table), ``"leaves"`` or
             ``"parents"`` (run two ``map_batches`` for two datasets).
         text_column: The column of the document texts.
@@ -147,6 +152,7 @@ class ChunkBatches:
         unit: Unit = "char",
         encoding: str | None = None,
         markdown: bool = False,
+        language: str | None = None,
         levels: Levels = "all",
         text_column: str = "text",
         id_column: str = "id",
@@ -157,7 +163,7 @@ class ChunkBatches:
             raise ValueError(f"levels must be 'all', 'leaves' or 'parents', not {levels!r}")
         level_sizes = [parent_size, child_size] if sizes is None else list(sizes)
         self.chunker: HierarchicalChunker = hierarchical_chunker(
-            level_sizes, child_overlap, unit, encoding, markdown
+            level_sizes, child_overlap, unit, encoding, markdown, language=language
         )
         # What the core cuts with (every level is built in: the settings above make no
         # other kind of chunker).

@@ -11,7 +11,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 
 use super::fields::{frozen_metadata, plain_dict, DocumentRows, MAPPING_PROXY_TYPE};
 use super::object::PyChunk;
-use crate::engine::{self, DocumentInput, Splitter};
+use crate::engine::{self, DocumentInput, Splitter, Structure};
 use crate::markdown::Outline;
 use crate::py::convert::{int_rows, worker_count};
 use crate::py::engine::splitter::{splitters, PySplitter};
@@ -78,7 +78,8 @@ pub(crate) fn chunk_documents<'py>(
         )));
     }
     let fingerprint: Arc<str> = Arc::from(fingerprint);
-    cut_documents(py, &levels, &texts, &document_ids, workers)?
+    let sources = sources_of(&levels, &metadatas)?;
+    cut_documents(py, &levels, &texts, &document_ids, &sources, workers)?
         .into_iter()
         .zip(texts.iter().zip(&metadatas))
         .map(|(document, (text, metadata))| {
@@ -96,6 +97,30 @@ pub(crate) fn chunk_documents<'py>(
         .collect()
 }
 
+/// Each document's `metadata["source"]` (a str, else None) where a level is code of no
+/// given language, which reads its language from there; empty otherwise.
+fn sources_of(
+    levels: &[Bound<'_, PySplitter>],
+    metadatas: &[Option<Bound<'_, PyAny>>],
+) -> PyResult<Vec<Option<String>>> {
+    let reads_sources = levels
+        .iter()
+        .any(|level| level.get().inner.config().structure == Structure::Code(None));
+    if !reads_sources {
+        return Ok(Vec::new());
+    }
+    metadatas
+        .iter()
+        .map(|metadata| {
+            let Some(metadata) = metadata else {
+                return Ok(None);
+            };
+            let source = metadata.call_method1(intern!(metadata.py(), "get"), ("source",))?;
+            Ok(source.extract::<String>().ok())
+        })
+        .collect()
+}
+
 /// One document cut by `cut_documents`: its id (the given one, or the hash of its text), the
 /// same as a Rust string (what the chunk ids hash), its linked rows and its Markdown outline.
 pub(crate) struct CutDocument<'py> {
@@ -106,12 +131,14 @@ pub(crate) struct CutDocument<'py> {
 }
 
 /// Every level of many documents, with the GIL released, on `workers` threads (1: this
-/// thread; None: every core), and the default document ids (`text_id`, where an id is None).
+/// thread; None: every core), and the default document ids (`text_id`, where an id is None);
+/// `sources`: each document's source (or none at all), where a code level reads its language.
 pub(crate) fn cut_documents<'py>(
     py: Python<'py>,
     levels: &[Bound<'py, PySplitter>],
     texts: &[Bound<'py, PyString>],
     document_ids: &[Option<Bound<'py, PyString>>],
+    sources: &[Option<String>],
     workers: Option<i64>,
 ) -> PyResult<Vec<CutDocument<'py>>> {
     if texts.len() != document_ids.len() {
@@ -124,9 +151,10 @@ pub(crate) fn cut_documents<'py>(
     let owned = splitters(levels);
     let workers = worker_count(workers)?;
     let mut inputs: Vec<DocumentInput> = Vec::with_capacity(texts.len());
-    for (text, id) in texts.iter().zip(document_ids) {
+    for (position, (text, id)) in texts.iter().zip(document_ids).enumerate() {
         let key = id.as_ref().map(|id| id.to_str()).transpose()?;
-        inputs.push((text.to_str()?, text.len()?, key));
+        let source = sources.get(position).and_then(Option::as_deref);
+        inputs.push((text.to_str()?, text.len()?, key, source));
     }
     let prepared = crate::py::detach(py, || {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
@@ -187,7 +215,7 @@ fn document_chunks<'py>(
 }
 
 /// Per heading path, the read-only metadata of its chunks: the document's metadata and
-/// `"headings"`, built once per path.
+/// `"headings"` (for source code, `"symbols"` and `"language"`), built once per path.
 pub(crate) struct HeadingPaths<'a, 'py> {
     outline: &'a Outline,
     base: &'a Bound<'py, PyAny>,
@@ -224,7 +252,14 @@ impl<'a, 'py> HeadingPaths<'a, 'py> {
             names.push(name.clone());
         }
         let dict = plain_dict(self.base)?;
-        dict.set_item(intern!(py, "headings"), PyTuple::new(py, names)?)?;
+        let path = PyTuple::new(py, names)?;
+        match self.outline.language {
+            None => dict.set_item(intern!(py, "headings"), path)?,
+            Some(language) => {
+                dict.set_item(intern!(py, "symbols"), path)?;
+                dict.set_item(intern!(py, "language"), language)?;
+            }
+        }
         let proxy_type = MAPPING_PROXY_TYPE.import(py, "types", "MappingProxyType")?;
         let built = proxy_type.call1((dict,))?;
         self.built[count] = Some(built.clone());

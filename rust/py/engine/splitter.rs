@@ -49,7 +49,7 @@ pub struct PySplitter {
 #[pymethods]
 impl PySplitter {
     #[new]
-    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None, merge = "boundary", encoding = None, tokenizer_json = None, length_function = None))]
+    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None, merge = "boundary", encoding = None, tokenizer_json = None, length_function = None, language = None))]
     fn new(
         chunk_size: i64,
         overlap: i64,
@@ -63,6 +63,7 @@ impl PySplitter {
         encoding: Option<&str>,
         tokenizer_json: Option<&str>,
         length_function: Option<Py<PyAny>>,
+        language: Option<&str>,
     ) -> PyResult<Self> {
         let config = SplitterConfig {
             chunk_size: non_negative("chunk_size", chunk_size)?,
@@ -71,7 +72,7 @@ impl PySplitter {
             separators: separators.unwrap_or_else(|| default_separators_for(unit)),
             keep_separator: KeepSeparator::parse(keep_separator)?,
             trim,
-            structure: Structure::parse(structure)?,
+            structure: Structure::parse(structure, language)?,
             merge: Merge::parse(merge)?,
         };
         let splitter = match token_sizer(unit, encoding, tokenizer_json, length_function)? {
@@ -116,6 +117,12 @@ impl PySplitter {
     #[getter]
     fn structure(&self) -> Option<&'static str> {
         self.inner.config().structure.name()
+    }
+
+    /// The language of a code level (None: each document's, or not code).
+    #[getter]
+    fn language(&self) -> Option<&'static str> {
+        self.inner.config().structure.language()
     }
 
     #[getter]

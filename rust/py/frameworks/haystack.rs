@@ -11,7 +11,7 @@ use crate::py::chunk::build::cut_documents;
 use crate::py::chunk::PyChunk;
 use crate::py::engine::splitter::PySplitter;
 
-use super::rows::{cut_views, Headings, RowView};
+use super::rows::{cut_views, PathLookup, RowView};
 use super::shape::{chunk_metadata, template, PyModelShape};
 
 /// How one document's tree is written as Haystack documents: the meta they copy, the block
@@ -35,13 +35,13 @@ pub(crate) fn haystack_write<'py>(
     sorted: Option<&LeavesAndParents<'py>>,
 ) -> PyResult<()> {
     let py = out.py();
-    let keys = shape.meta_keys::<12>(py, "a Haystack writer")?;
-    let [level_key, block_size, parent_id_key, children_ids, source_id_key, page_number, split_id, split_idx_start, split_idx_end, start_byte, end_byte, headings_key] =
+    let keys = shape.meta_keys::<14>(py, "a Haystack writer")?;
+    let [level_key, block_size, parent_id_key, children_ids, source_id_key, page_number, split_id, split_idx_start, split_idx_end, start_byte, end_byte, headings_key, symbols_key, language_key] =
         &keys;
-    // The template holds every key but the headings (set only where a chunk has them).
+    // The template holds every key but the paths (set only where a chunk has them).
     let (template, deep) = template(writing.base, &keys[..11])?;
     let depth_of_leaves = writing.block_sizes.len();
-    let mut headings = Headings::new();
+    let mut paths_of = PathLookup::new();
     for view in views {
         let view = view?;
         let depth = depth_of_leaves
@@ -79,8 +79,15 @@ pub(crate) fn haystack_write<'py>(
         metadata.set_item(split_idx_end, view.end_char)?;
         metadata.set_item(start_byte, view.start_byte)?;
         metadata.set_item(end_byte, view.end_byte)?;
-        if let Some(path) = headings.of(&view.mapping)? {
+        let paths = paths_of.of(&view.mapping)?;
+        if let Some(path) = paths.headings {
             metadata.set_item(headings_key, path)?;
+        }
+        if let Some(path) = paths.symbols {
+            metadata.set_item(symbols_key, path)?;
+        }
+        if let Some(language) = paths.language {
+            metadata.set_item(language_key, language)?;
         }
         let document = shape.make(py, &view.id, &view.text, &metadata)?;
         if let Some((leaves, parents)) = sorted {
@@ -95,7 +102,7 @@ pub(crate) fn haystack_write<'py>(
 }
 
 /// Haystack `Document`s of one document's chunks (its tree, levels top first): the base meta,
-/// then under the shape's 12 `meta_keys` (python/spanchunk/integrations/haystack.py names
+/// then under the shape's 14 `meta_keys` (python/spanchunk/integrations/haystack.py names
 /// them), in order: the depth (the number of levels minus `Chunk.level`), the block size, the
 /// parent id (`top_parent` for the top chunks), the children's ids, `source_id`, the page
 /// (1 + the form feeds at `page_breaks` before the chunk's start), the index, the start and
@@ -174,7 +181,7 @@ pub(crate) fn haystack_cut<'py>(
         .map(|(_, id, ..)| Some(id.clone()))
         .collect();
     let stored = PyList::empty(py);
-    let cut = cut_documents(py, &levels, &texts, &ids, Some(1))?;
+    let cut = cut_documents(py, &levels, &texts, &ids, &[], Some(1))?;
     let mut trees = Vec::with_capacity(documents.len());
     for (document, (text, id, base, top_parent, page_breaks)) in cut.into_iter().zip(&documents) {
         let writing = HaystackWriting {

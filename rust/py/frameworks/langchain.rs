@@ -11,7 +11,7 @@ use crate::py::chunk::build::cut_documents;
 use crate::py::chunk::PyChunk;
 use crate::py::engine::splitter::PySplitter;
 
-use super::rows::{cut_views, Headings, RowView};
+use super::rows::{cut_views, PathLookup, RowView};
 use super::shape::{chunk_metadata, template, PyModelShape};
 
 /// How one document's chunks are written as LangChain documents: the metadata they copy,
@@ -29,17 +29,20 @@ pub(crate) type LangChainWriting<'py> = (
 
 /// The metadata keys every chunk gets, in this order (the shape's `meta_keys`, which the
 /// integration module names): start and end index, start and end byte, level, index, chunk
-/// id, document id, parent id, then child ids and headings where the chunk has them.
+/// id, document id, parent id, then child ids, headings, symbols and language where the chunk
+/// has them.
 pub(crate) struct LangChainKeys<'py> {
     pub(crate) spans: [Bound<'py, PyString>; 9],
     pub(crate) child_ids: Bound<'py, PyString>,
     pub(crate) headings: Bound<'py, PyString>,
+    pub(crate) symbols: Bound<'py, PyString>,
+    pub(crate) language: Bound<'py, PyString>,
 }
 
 impl<'py> LangChainKeys<'py> {
     pub(crate) fn new(py: Python<'py>, shape: &PyModelShape) -> PyResult<Self> {
-        let [start_index, end_index, start_byte, end_byte, level, index, chunk_id, document_id, parent_id, child_ids, headings] =
-            shape.meta_keys::<11>(py, "a LangChain writer")?;
+        let [start_index, end_index, start_byte, end_byte, level, index, chunk_id, document_id, parent_id, child_ids, headings, symbols, language] =
+            shape.meta_keys::<13>(py, "a LangChain writer")?;
         Ok(Self {
             spans: [
                 start_index,
@@ -54,6 +57,8 @@ impl<'py> LangChainKeys<'py> {
             ],
             child_ids,
             headings,
+            symbols,
+            language,
         })
     }
 }
@@ -71,7 +76,7 @@ pub(crate) fn langchain_write<'py>(
     let (template, deep) = template(base, &keys.spans)?;
     let [start_index, end_index, start_byte, end_byte, level_key, index, chunk_id, document_id_key, parent_id_key] =
         &keys.spans;
-    let mut headings = Headings::new();
+    let mut paths_of = PathLookup::new();
     for view in views {
         let view = view?;
         let metadata = chunk_metadata(&template, base, deep)?;
@@ -93,8 +98,15 @@ pub(crate) fn langchain_write<'py>(
         if let Some(children) = &view.child_ids {
             metadata.set_item(&keys.child_ids, children)?;
         }
-        if let Some(path) = headings.of(&view.mapping)? {
+        let paths = paths_of.of(&view.mapping)?;
+        if let Some(path) = paths.headings {
             metadata.set_item(&keys.headings, path)?;
+        }
+        if let Some(path) = paths.symbols {
+            metadata.set_item(&keys.symbols, path)?;
+        }
+        if let Some(language) = paths.language {
+            metadata.set_item(&keys.language, language)?;
         }
         out.append(shape.make(py, &view.id, &view.text, &metadata)?)?;
     }
@@ -102,7 +114,7 @@ pub(crate) fn langchain_write<'py>(
 }
 
 /// LangChain `Document`s of many documents' chunks, in order: the base metadata, then under
-/// the shape's 11 `meta_keys` (python/spanchunk/integrations/langchain.py names them, see
+/// the shape's 13 `meta_keys` (python/spanchunk/integrations/langchain.py names them, see
 /// `LangChainKeys`) the chunk's offsets, level, index and ids. Each group is a document's
 /// chunks and how to write them (`LangChainWriting`).
 #[pyfunction]
@@ -153,7 +165,7 @@ pub(crate) fn langchain_cut<'py>(
     let keys = LangChainKeys::new(py, shape.get())?;
     let out = PyList::empty(py);
     let stored = PyList::empty(py);
-    let documents = cut_documents(py, &levels, &texts, &document_ids, Some(1))?;
+    let documents = cut_documents(py, &levels, &texts, &document_ids, &[], Some(1))?;
     for (document, ((text, metadata), writing)) in documents
         .into_iter()
         .zip(texts.iter().zip(&metadatas).zip(&writings))

@@ -1,5 +1,5 @@
 //! The rows of a document just cut, as views the framework writers read (`cut_views`),
-//! with their heading paths.
+//! with their heading and symbol paths.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
@@ -10,42 +10,64 @@ use std::sync::Arc;
 use crate::py::chunk::build::{CutDocument, HeadingPaths};
 use crate::py::chunk::{frozen_metadata, id_string, substring, DocumentRows, PyChunk};
 
-/// `list(chunk.metadata["headings"])` when the chunk has a heading path, looked up once per
-/// metadata mapping (the chunks of one heading path share theirs); a new list per chunk.
-pub(crate) struct Headings<'py> {
+/// A chunk's paths as a framework's metadata holds them: `list(chunk.metadata["headings"])`
+/// when the chunk has a heading path, `list(chunk.metadata["symbols"])` and
+/// `chunk.metadata["language"]` when it has a symbol path (source code); looked up once per
+/// metadata mapping (the chunks of one path share theirs), a new list per chunk.
+pub(crate) struct PathLookup<'py> {
     pub(crate) mapping: Option<Bound<'py, PyAny>>,
     pub(crate) headings: Option<Bound<'py, PyAny>>,
+    pub(crate) symbols: Option<Bound<'py, PyAny>>,
+    pub(crate) language: Option<Bound<'py, PyAny>>,
 }
 
-impl<'py> Headings<'py> {
+/// The paths of one chunk, as [`PathLookup::of`] gives them.
+pub(crate) struct Paths<'py> {
+    pub(crate) headings: Option<Bound<'py, PyList>>,
+    pub(crate) symbols: Option<Bound<'py, PyList>>,
+    pub(crate) language: Option<Bound<'py, PyAny>>,
+}
+
+impl<'py> PathLookup<'py> {
     pub(crate) fn new() -> Self {
         Self {
             mapping: None,
             headings: None,
+            symbols: None,
+            language: None,
         }
     }
 
-    pub(crate) fn of(
-        &mut self,
-        mapping: &Bound<'py, PyAny>,
-    ) -> PyResult<Option<Bound<'py, PyList>>> {
+    pub(crate) fn of(&mut self, mapping: &Bound<'py, PyAny>) -> PyResult<Paths<'py>> {
         let py = mapping.py();
         if !self.mapping.as_ref().is_some_and(|seen| seen.is(mapping)) {
-            let found = mapping.call_method1(intern!(py, "get"), (intern!(py, "headings"),))?;
-            self.headings = (!found.is_none()).then_some(found);
+            let get = |key: &Bound<'py, PyString>| -> PyResult<Option<Bound<'py, PyAny>>> {
+                let found = mapping.call_method1(intern!(py, "get"), (key,))?;
+                Ok((!found.is_none()).then_some(found))
+            };
+            self.headings = get(intern!(py, "headings"))?;
+            self.symbols = get(intern!(py, "symbols"))?;
+            self.language = match &self.symbols {
+                Some(_) => get(intern!(py, "language"))?,
+                None => None,
+            };
             self.mapping = Some(mapping.clone());
         }
-        self.headings
-            .as_ref()
-            .map(|headings| {
-                // SAFETY: `headings` is a live object; PySequence_List returns a new list (a
-                // new reference) or NULL with an exception set.
-                unsafe {
-                    Bound::from_owned_ptr_or_err(py, ffi::PySequence_List(headings.as_ptr()))
-                        .map(|list| list.cast_into_unchecked())
-                }
-            })
-            .transpose()
+        Ok(Paths {
+            headings: self.headings.as_ref().map(as_list).transpose()?,
+            symbols: self.symbols.as_ref().map(as_list).transpose()?,
+            language: self.language.clone(),
+        })
+    }
+}
+
+/// `list(sequence)`: a new list.
+fn as_list<'py>(sequence: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    // SAFETY: `sequence` is a live object; PySequence_List returns a new list (a new
+    // reference) or NULL with an exception set.
+    unsafe {
+        Bound::from_owned_ptr_or_err(sequence.py(), ffi::PySequence_List(sequence.as_ptr()))
+            .map(|list| list.cast_into_unchecked())
     }
 }
 
