@@ -674,7 +674,10 @@ def test_cli_reads_source_files_as_code(tmp_path: Path) -> None:
     folder = _tree(tmp_path)
     out = tmp_path / "auto.jsonl"
     sizes = ["--parent-size", "200", "--child-size", "60"]
+    # --format auto (the default) reads code as text: the parse is asked for.
     assert main(["chunk", str(folder), *sizes, "-o", str(out)]) == 0
+    assert all("symbols" not in r and "language" not in r for r in _records(out))
+    assert main(["chunk", str(folder), *sizes, "--format", "code", "-o", str(out)]) == 0
     by_name: dict[str, list[dict[str, Any]]] = {}
     for record in _records(out):
         by_name.setdefault(Path(record["source"]).name, []).append(record)
@@ -718,7 +721,7 @@ def test_cli_parquet_and_store_carry_symbols_and_language(tmp_path: Path) -> Non
     pyarrow_parquet = pytest.importorskip("pyarrow.parquet")
     folder = _tree(tmp_path)
     out = tmp_path / "chunks.parquet"
-    sizes = ["--parent-size", "200", "--child-size", "60"]
+    sizes = ["--parent-size", "200", "--child-size", "60", "--format", "code"]
     assert main(["chunk", str(folder), *sizes, "-o", str(out)]) == 0
     table = pyarrow_parquet.read_table(out)
     names = table.column_names

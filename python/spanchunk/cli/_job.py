@@ -56,10 +56,10 @@ class Chunkers(NamedTuple):
     language: str | None = None
 
     def is_markdown(self, path: str) -> bool:
-        """Whether ``path`` is cut as Markdown, by ``--format`` (auto: by its suffix)."""
-        return self.format == "markdown" or (
-            self.format == "auto" and path.lower().endswith(MARKDOWN_SUFFIXES)
-        )
+        """Whether ``path`` is cut as Markdown, by ``--format`` (auto, and code without
+        ``--language``: by its suffix)."""
+        by_suffix = self.format == "auto" or (self.format == "code" and self.language is None)
+        return self.format == "markdown" or (by_suffix and path.lower().endswith(MARKDOWN_SUFFIXES))
 
     def all(self) -> list[HierarchicalChunker]:
         """Every chunker, in the order of ``chunker_index``: text, Markdown, then each
@@ -67,11 +67,11 @@ class Chunkers(NamedTuple):
         return [self.text, self.markdown, *(chunker for _language, chunker in self.code)]
 
     def chunker_index(self, path: str) -> int:
-        """The position in ``all()`` of the chunker of ``path``, by ``--format`` (auto: by
-        its suffix; code without ``--language``: by its suffix, else as text)."""
+        """The position in ``all()`` of the chunker of ``path``, by ``--format`` (code: its
+        ``--language``, else by its suffix; a file of no known language as text)."""
         if self.is_markdown(path):
             return 1
-        if self.format not in {"auto", "code"}:
+        if self.format != "code":
             return 0
         language = self.language if self.format == "code" else None
         language = language or language_of(path)
