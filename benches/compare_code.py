@@ -15,7 +15,7 @@ chunk is the text at its offset. Also reported: the share of parents that start 
 definition boundary by Python's ``ast`` (the first line of a function or class, its
 decorators included, or of the comment lines right above it); the throughput of the command
 line (``spanchunk chunk``, 2 workers, JSON Lines) on the same files with code parents
-(``--format auto``) and as plain text (``--format text``); and the chunking contract
+(``--format code``) and as plain text (``--format text``); and the chunking contract
 (``tests/_contract.py``) over every file, with the symbol paths checked against ``ast``.
 
 Usage (from the repository root, a release build installed, the ``bench`` extra too)::
@@ -209,7 +209,7 @@ def cli_throughput(files: Sequence[Path], repeat: int) -> dict[str, float]:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
         out = Path(scratch) / "out.jsonl"
-        for name, fmt in (("code", "auto"), ("text", "text")):
+        for name, fmt in (("code", "code"), ("text", "text")):
             best = float("inf")
             for _ in range(repeat):
                 command = [sys.executable, "-m", "spanchunk", "chunk", str(tree), "--workers",
@@ -379,7 +379,7 @@ def markdown(report: dict[str, Any]) -> str:
         "(`benches/NOTES.md`).",
         "",
         f"The command line (`spanchunk chunk`, 2 workers, JSON Lines, whole process) on the "
-        f"same files: **{cli['code']:.1f} MB/s** with code parents (`--format auto`), "
+        f"same files: **{cli['code']:.1f} MB/s** with code parents (`--format code`), "
         f"**{cli['text']:.1f} MB/s** as plain text (`--format text`): the structure costs "
         f"{cli['text'] / cli['code']:.2f}x (bar: at most {STRUCTURE_COST_BAR}x).",
         "",
