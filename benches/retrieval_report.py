@@ -82,11 +82,16 @@ def strictest_table(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def reading_table(rows: list[dict[str, Any]], names: list[str]) -> list[str]:
-    out = [
+def curve_header() -> list[str]:
+    """The head of a table with a column per budget of the curve."""
+    return [
         "| strategy | " + " | ".join(str(b) for b in CURVE_BUDGETS) + " |",
         "|---" * (len(CURVE_BUDGETS) + 1) + "|",
     ]
+
+
+def reading_table(rows: list[dict[str, Any]], names: list[str]) -> list[str]:
+    out = curve_header()
     for name in names:
         cells = []
         for budget in CURVE_BUDGETS:
@@ -120,10 +125,7 @@ def slices_table(rows: list[dict[str, Any]], names: list[str]) -> list[str]:
 
 def curve_table(rows: list[dict[str, Any]], key: str) -> list[str]:
     names = list(dict.fromkeys(r["name"] for r in rows))
-    out = [
-        "| strategy | " + " | ".join(str(b) for b in CURVE_BUDGETS) + " |",
-        "|---" * (len(CURVE_BUDGETS) + 1) + "|",
-    ]
+    out = curve_header()
     for name in names:
         cells = []
         for budget in CURVE_BUDGETS:

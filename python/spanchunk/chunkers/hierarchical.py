@@ -8,7 +8,7 @@ above. The leaves are returned; every chunk above them goes to the registry.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 from spanchunk import _core
 from spanchunk.chunk import Chunk
@@ -58,15 +58,7 @@ def _level_setting(
 
 def _code(size: int, overlap: int, units: Sizing, language: str | None) -> CodeChunker:
     """A code level of a tree chunker, in the tree's (already validated) unit."""
-    return CodeChunker(
-        size,
-        overlap=overlap,
-        unit=units.unit,  # type: ignore[arg-type]
-        encoding=units.encoding,
-        tokenizer=units.tokenizer,
-        length_function=units.length_function,
-        language=language,
-    )
+    return cast("CodeChunker", _recursive(size, overlap, units, CodeChunker, language=language))
 
 
 def _language_of_tree(_tree: object, value: object) -> str | None:
@@ -114,10 +106,14 @@ def _check_child_below_parent(tree: ParentChildChunker) -> None:
 
 
 def _recursive(
-    size: int, overlap: int, units: Sizing, kind: type[RecursiveChunker] | None = None
+    size: int,
+    overlap: int,
+    units: Sizing,
+    kind: type[RecursiveChunker] | None = None,
+    **settings: Any,
 ) -> RecursiveChunker:
     """A default level of a tree chunker (a ``RecursiveChunker`` unless ``kind`` says
-    otherwise), in the tree's (already validated) unit."""
+    otherwise, with its own ``settings``), in the tree's (already validated) unit."""
     return (kind or RecursiveChunker)(
         size,
         overlap=overlap,
@@ -125,6 +121,7 @@ def _recursive(
         encoding=units.encoding,
         tokenizer=units.tokenizer,
         length_function=units.length_function,
+        **settings,
     )
 
 
