@@ -523,8 +523,24 @@ def test_stdin_is_one_document(tmp_path: Path) -> None:
     plain = cli("chunk", "-", "-o", "-", stdin=text)
     assert {json.loads(line)["source"] for line in plain.stdout.splitlines()} == {"-"}
     store = tmp_path / "s.sqlite"
-    assert cli("chunk", "-", "-o", str(store), stdin=text).returncode == 0
+    assert cli("chunk", "-", "-o", str(store), "--stdin-name", "a.md", stdin=text).returncode == 0
     assert len(stored_ids(store)) > 1
+
+
+def test_stdin_into_a_store_needs_a_name(tmp_path: Path) -> None:
+    """A store keeps a document per id: two unnamed stdin runs would replace each other, so
+    an unnamed one is refused and nothing is written; named ones are kept side by side."""
+    store = tmp_path / "s.sqlite"
+    unnamed = cli("chunk", "-", "-o", str(store), stdin=b"Piped text. " * 200)
+    assert unnamed.returncode == 2
+    assert b"--stdin-name NAME" in unnamed.stderr
+    assert not store.exists()
+    for name, text in (("a.txt", b"First. " * 300), ("b.txt", b"Second. " * 300)):
+        named = cli("chunk", "-", "--stdin-name", name, "-o", str(store), stdin=text, cwd=tmp_path)
+        assert named.returncode == 0, named.stderr
+    with SqliteRegistry.open(store) as opened:
+        sources = {Path(chunk.metadata["source"]).name for chunk in opened}
+    assert sources == {"a.txt", "b.txt"}
 
 
 def test_the_summary_speaks_the_runs_units(docs: Path) -> None:

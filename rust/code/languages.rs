@@ -253,6 +253,38 @@ impl Language {
     }
 }
 
+/// Hands tree-sitter's allocations to mimalloc, once per process, before the first parser
+/// is made: every parser comes from a [`Grammar`], and this runs first in `Grammar::new`.
+/// tree-sitter allocates each node of a tree and of its parse stack with `malloc`; glibc's
+/// takes a tenth of a parse, and more in a process whose heap is large (an ingestion job's).
+/// Measured in `benches/NOTES.md`, under `code/`.
+fn use_mimalloc() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: no tree-sitter object exists yet (parsers are made only after a grammar,
+        // and grammars only after this), so nothing allocated by the old allocator is ever
+        // handed to the new one; the four functions are mimalloc's, which are thread-safe.
+        unsafe {
+            tree_sitter::set_allocator(
+                Some(libmimalloc_sys::mi_malloc),
+                Some(zeroed),
+                Some(libmimalloc_sys::mi_realloc),
+                Some(libmimalloc_sys::mi_free),
+            );
+        }
+    });
+}
+
+/// `calloc` for tree-sitter: zeroed memory for `count` items of `size` bytes, or null when
+/// the product overflows (as `calloc` must).
+unsafe extern "C" fn zeroed(count: usize, size: usize) -> *mut std::ffi::c_void {
+    match count.checked_mul(size) {
+        // SAFETY: mimalloc's own zeroing allocation, for the checked size.
+        Some(bytes) => unsafe { libmimalloc_sys::mi_zalloc(bytes) },
+        None => std::ptr::null_mut(),
+    }
+}
+
 /// What a node kind is, as bits.
 pub(crate) const DEFINITION: u8 = 1;
 pub(crate) const BODIED: u8 = 2;
@@ -268,6 +300,7 @@ pub(crate) struct Grammar {
 
 impl Grammar {
     fn new(spec: &LanguageSpec) -> Self {
+        use_mimalloc();
         let language = (spec.grammar)();
         let mut kinds = vec![0_u8; language.node_kind_count()];
         let mut mark = |names: &[&str], bit: u8| {

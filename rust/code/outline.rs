@@ -2,12 +2,7 @@
 //! definitions and the statement groups between them begin (the sections), where statements
 //! begin, and the symbol path of every position.
 //!
-//! Performance notes (release build, the standard library's 31.5 MB of Python, one thread):
-//! the parse is the cost, about 7 MB/s, four fifths of it in tree-sitter's parser, lexer and
-//! tree allocation, against about 1,700 MB/s for plain spans; the rest is this walk, which
-//! visits a one-line node's children only when it is a definition or a body (all of them
-//! had cost a tenth of the parse). One parser per thread and language is reused. Details:
-//! `benches/NOTES.md`, under `code/`.
+//! Measurements (the parse is the cost): `benches/NOTES.md`, under `code/`.
 
 use std::cell::RefCell;
 

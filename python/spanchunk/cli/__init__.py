@@ -131,6 +131,12 @@ def _refusal(args: argparse.Namespace, target: Target, kind: type[Writer]) -> st
         return "Parquet row groups are encoded on threads: drop --pool process"
     if args.prune and kind is not SqliteWriter:
         return "--prune applies to a .sqlite store: add -o FILE.sqlite"
+    if kind is SqliteWriter and "-" in args.paths and args.stdin_name is None:
+        # A store keeps one document per id: every unnamed stdin run would replace the last.
+        return (
+            "text from stdin goes into a store under a document id: name it with "
+            "--stdin-name NAME (each run without one would replace the last)"
+        )
     if kind is SqliteWriter and target.stream:
         return (
             f"-o {target.given}: a store must be a regular file (SQLite writes its -wal and "
