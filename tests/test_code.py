@@ -33,6 +33,7 @@ from spanchunk import (
     HierarchicalChunker,
     ParentChildChunker,
     RecursiveChunker,
+    _core,
 )
 from spanchunk.chunkers.code import LANGUAGES, language_of
 from spanchunk.cli import main
@@ -309,6 +310,46 @@ def test_python_pinned() -> None:
 def test_languages_pinned(language: str) -> None:
     chunks = CodeChunker(90, language=language).chunk(SAMPLES[language])
     assert symbols_of(chunks) == PINNED[language]
+
+
+ASSIGNED_JS = """const limit = 10;
+
+// Adds two numbers.
+const add = (a, b) => {
+  const sum = a + b;
+  return sum;
+};
+
+export const Store = class {
+  load(key) {
+    return key;
+  }
+};
+
+var legacy = function () {
+  return limit;
+}, other = 1;
+"""
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript", "tsx"])
+def test_functions_and_classes_given_to_a_name_are_definitions(language: str) -> None:
+    """``const f = () => {}`` defines ``f`` as ``function f() {}`` does; ``const n = 1``
+    defines nothing. The declaration (and its ``export``, and the comment above it) is the
+    section; the arrow function's statements are the places to cut it."""
+    outline = _core.Outline.code(ASSIGNED_JS, language)
+    found = [(level, name) for _start, level, name in outline.headings]
+    assert found == [(1, "add"), (1, "Store"), (2, "load"), (1, "legacy")]
+    chunks = CodeChunker(60, language=language).chunk(ASSIGNED_JS)
+    assert symbols_of(chunks) == [
+        ("const limit = 10;", ()),
+        ("// Adds two numbers.", ("add",)),
+        ("const sum = a + b;", ("add",)),
+        ("export const Store = class {", ("Store",)),
+        ("load(key) {", ("Store", "load")),
+        ("var legacy = function () {", ("legacy",)),
+    ]
+    check_chunker(CodeChunker(60, language=language), ASSIGNED_JS, recursive_levels(60), "char")
 
 
 # ------------------------------------------------------------------------------- symbol paths

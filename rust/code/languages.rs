@@ -1,7 +1,8 @@
 //! The languages the code structure knows: one table entry each. Adding a language is one
 //! more entry in [`LANGUAGES`] (and its grammar crate in `Cargo.toml`): its name, the file
 //! extensions it is read from, its tree-sitter grammar, and the kinds of node that are
-//! definitions, that wrap a definition, or that go with the definition below them.
+//! definitions (some only when their value is a function or class), that wrap a definition,
+//! or that go with the definition below them.
 
 use std::sync::OnceLock;
 
@@ -21,8 +22,16 @@ pub struct LanguageSpec {
     /// Of the definitions, those that are one only with a `body` (C's `struct s { ... }`,
     /// not `struct s *p`; Rust's `mod m { ... }`, not `mod m;`).
     pub bodied: &'static [&'static str],
-    /// Node kinds that wrap a definition (a decorated one, an exported one, a template): the
-    /// wrapper is the section, named by the definition inside it.
+    /// Of the definitions, those that are one only when their `value` is one of
+    /// [`values`](Self::values) (JavaScript's `const f = () => {}`, not `const n = 1`).
+    pub assigned: &'static [&'static str],
+    /// The kinds of value that make an [`assigned`](Self::assigned) node a definition: a
+    /// function or class written as an expression. Their bodies hold statements, as a
+    /// definition's do.
+    pub values: &'static [&'static str],
+    /// Node kinds that wrap a definition (a decorated one, an exported one, a template, the
+    /// declaration of an assigned one): the wrapper is the section, named by the definition
+    /// inside it.
     pub wrappers: &'static [&'static str],
     /// Node kinds that go with the definition right below them (comments, attributes) when
     /// each begins its line and no blank line parts them.
@@ -38,6 +47,8 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         grammar: || tree_sitter_python::LANGUAGE.into(),
         definitions: &["class_definition", "function_definition"],
         bodied: &[],
+        assigned: &[],
+        values: &[],
         wrappers: &["decorated_definition"],
         attached: &["comment"],
     },
@@ -58,6 +69,8 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "macro_definition",
         ],
         bodied: &["mod_item"],
+        assigned: &[],
+        values: &[],
         wrappers: &[],
         attached: &["line_comment", "block_comment", "attribute_item"],
     },
@@ -71,9 +84,12 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "generator_function_declaration",
             "class_declaration",
             "method_definition",
+            "variable_declarator",
         ],
         bodied: &[],
-        wrappers: &["export_statement"],
+        assigned: &["variable_declarator"],
+        values: FUNCTION_VALUES,
+        wrappers: DECLARATION_WRAPPERS,
         attached: &["comment"],
     },
     LanguageSpec {
@@ -83,7 +99,9 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         definitions: TYPESCRIPT_DEFINITIONS,
         bodied: &[],
-        wrappers: &["export_statement"],
+        assigned: &["variable_declarator"],
+        values: FUNCTION_VALUES,
+        wrappers: DECLARATION_WRAPPERS,
         attached: &["comment"],
     },
     LanguageSpec {
@@ -93,7 +111,9 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
         definitions: TYPESCRIPT_DEFINITIONS,
         bodied: &[],
-        wrappers: &["export_statement"],
+        assigned: &["variable_declarator"],
+        values: FUNCTION_VALUES,
+        wrappers: DECLARATION_WRAPPERS,
         attached: &["comment"],
     },
     LanguageSpec {
@@ -107,6 +127,8 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "type_declaration",
         ],
         bodied: &[],
+        assigned: &[],
+        values: &[],
         wrappers: &[],
         attached: &["comment"],
     },
@@ -126,6 +148,8 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "compact_constructor_declaration",
         ],
         bodied: &[],
+        assigned: &[],
+        values: &[],
         wrappers: &[],
         attached: &["line_comment", "block_comment"],
     },
@@ -141,6 +165,8 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "enum_specifier",
         ],
         bodied: &["struct_specifier", "union_specifier", "enum_specifier"],
+        assigned: &[],
+        values: &[],
         wrappers: &[],
         attached: &["comment"],
     },
@@ -164,13 +190,33 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "union_specifier",
             "enum_specifier",
         ],
+        assigned: &[],
+        values: &[],
         wrappers: &["template_declaration"],
         attached: &["comment"],
     },
 ];
 
+/// JavaScript's and TypeScript's functions and classes written as values: `const f = () =>
+/// {}` defines `f` as `function f() {}` does.
+const FUNCTION_VALUES: &[&str] = &[
+    "arrow_function",
+    "function_expression",
+    "generator_function",
+    "class",
+];
+
+/// JavaScript's and TypeScript's wrappers: `export`, and the declarations (`const`, `let`,
+/// `var`) of assigned definitions.
+const DECLARATION_WRAPPERS: &[&str] = &[
+    "export_statement",
+    "lexical_declaration",
+    "variable_declaration",
+];
+
 const TYPESCRIPT_DEFINITIONS: &[&str] = &[
     "function_declaration",
+    "variable_declarator",
     "generator_function_declaration",
     "function_signature",
     "class_declaration",
@@ -290,6 +336,8 @@ pub(crate) const DEFINITION: u8 = 1;
 pub(crate) const BODIED: u8 = 2;
 pub(crate) const WRAPPER: u8 = 4;
 pub(crate) const ATTACHED: u8 = 8;
+pub(crate) const ASSIGNED: u8 = 16;
+pub(crate) const VALUE: u8 = 32;
 
 /// A language's grammar, with its node kinds looked up once: a byte of bits per kind id.
 #[derive(Debug)]
@@ -316,6 +364,8 @@ impl Grammar {
         mark(spec.bodied, BODIED);
         mark(spec.wrappers, WRAPPER);
         mark(spec.attached, ATTACHED);
+        mark(spec.assigned, ASSIGNED);
+        mark(spec.values, VALUE);
         Self { language, kinds }
     }
 
@@ -350,6 +400,8 @@ mod tests {
                 .iter()
                 .chain(spec.wrappers)
                 .chain(spec.attached)
+                .chain(spec.assigned)
+                .chain(spec.values)
             {
                 assert_ne!(
                     language.id_for_node_kind(name, true),

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 
 use tree_sitter::{Node, Parser, TreeCursor};
 
-use super::languages::{Grammar, Language, ATTACHED, BODIED, DEFINITION, WRAPPER};
+use super::languages::{Grammar, Language, ASSIGNED, ATTACHED, BODIED, DEFINITION, VALUE, WRAPPER};
 use crate::markdown::{Heading, Outline, BLOCK_LEVEL, HEADING_LEVELS, INNER_LEVEL};
 
 /// A symbol name longer than this is cut (at a char boundary): a name, not a declaration.
@@ -220,8 +220,10 @@ impl Walk<'_, '_> {
             if let Some(line) = line {
                 self.outline.boundaries[BLOCK_LEVEL].push(line);
             }
-            // A definition's body holds its statements.
+            // A definition's body holds its statements; so does the body of the function
+            // or class that an assigned definition's value is.
             frame.container = parent.scope;
+            frame.scope = parent.scope && self.grammar.kind(node.kind_id()) & VALUE != 0;
         } else if let Some(line) = line {
             self.outline.boundaries[INNER_LEVEL].push(line);
         }
@@ -233,7 +235,11 @@ impl Walk<'_, '_> {
         let kind = self.grammar.kind(node.kind_id());
         if kind & DEFINITION != 0 {
             let bodied = kind & BODIED == 0 || node.child_by_field_name("body").is_some();
-            return bodied.then_some(node);
+            let valued = kind & ASSIGNED == 0
+                || node
+                    .child_by_field_name("value")
+                    .is_some_and(|value| self.grammar.kind(value.kind_id()) & VALUE != 0);
+            return (bodied && valued).then_some(node);
         }
         if kind & WRAPPER != 0 {
             let mut cursor = node.walk();
