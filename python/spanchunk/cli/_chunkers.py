@@ -205,7 +205,7 @@ def _language(args: argparse.Namespace) -> str | None:
 
 def _languages(args: argparse.Namespace) -> tuple[str, ...]:
     """The languages a run cuts as code: every one with --format code (one with --language),
-    none with auto, text or markdown (the parse costs about 20x plain cutting: asked for,
+    none with auto, text or markdown (the parse costs about 10x plain cutting: asked for,
     never by default)."""
     from spanchunk.chunkers.code import LANGUAGES  # noqa: PLC0415
 

@@ -244,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="how to read the files: auto (Markdown for .md and .markdown files, else text), "
         "text, markdown, or code (as auto, and source code by its file name's ending as "
-        "code: definitions as parents, about 20x slower to cut) (default: auto)",
+        "code: definitions as parents, about 10x slower to cut) (default: auto)",
     )
     chunk.add_argument(
         "--language",
