@@ -714,14 +714,20 @@ def _records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_cli_reads_source_files_as_code(tmp_path: Path) -> None:
+def test_cli_reads_source_files_as_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = _tree(tmp_path)
+    (folder / "broken.py").write_bytes(b"binary\x00\x01\x02\x03" * 40)  # skipped: not counted
     out = tmp_path / "auto.jsonl"
     sizes = ["--parent-size", "200", "--child-size", "60"]
-    # --format auto (the default) reads code as text: the parse is asked for.
+    # --format auto (the default) reads code as text: the parse is asked for, and the
+    # summary says how many source files were cut as text and which option cuts them as code.
     assert main(["chunk", str(folder), *sizes, "-o", str(out)]) == 0
     assert all("symbols" not in r and "language" not in r for r in _records(out))
-    assert main(["chunk", str(folder), *sizes, "--format", "code", "-o", str(out)]) == 0
+    hint = "2 source files cut as plain text: --format code cuts them at their functions"
+    assert hint in capsys.readouterr().err
+    for chosen in ("text", "code"):
+        assert main(["chunk", str(folder), *sizes, "--format", chosen, "-o", str(out)]) == 0
+        assert "cut as plain text" not in capsys.readouterr().err
     by_name: dict[str, list[dict[str, Any]]] = {}
     for record in _records(out):
         by_name.setdefault(Path(record["source"]).name, []).append(record)

