@@ -18,6 +18,14 @@ LANGUAGES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
+#: Each file name ending the core parses, and its language (the table's first, were two to
+#: share one).
+_BY_ENDING: dict[str, str] = {}
+for _language, (_aliases, _endings) in LANGUAGES.items():
+    for _ending in _endings:
+        _BY_ENDING.setdefault(_ending, _language)
+
+
 def language_of(path: str) -> str | None:
     """The language of a file by the ending of its name (None: not one the core parses).
 
@@ -26,13 +34,7 @@ def language_of(path: str) -> str | None:
     """
     name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
     dot = name.rfind(".")
-    if dot < 0:
-        return None
-    extension = name[dot:]
-    for language, (_aliases, extensions) in LANGUAGES.items():
-        if extension in extensions:
-            return language
-    return None
+    return None if dot < 0 else _BY_ENDING.get(name[dot:])
 
 
 def _language_setting(_chunker: object, value: object) -> str | None:
