@@ -410,7 +410,13 @@ def test_auto_merge_and_assemble_with_the_right_store_do_not_warn() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["spanchunk.errors", "spanchunk.document", "spanchunk.retrieval.context"]
+    "module",
+    [
+        "spanchunk.errors",
+        "spanchunk.document",
+        "spanchunk.retrieval.context",
+        "spanchunk.chunkers.code",
+    ],
 )
 def test_docstring_examples(module: str) -> None:
     failures, tried = doctest.testmod(importlib.import_module(module))

@@ -99,6 +99,7 @@ class CodeChunker(RecursiveChunker, built_in=True):
         ...     print(chunk.metadata["symbols"], chunk.text.splitlines()[0])
         ('Parser',) class Parser:
         ('Parser', 'parse') def parse(self, text):
+        ('Parser', 'parse') return [line for line in text.splitlines() if line]
         ('Parser', 'parse_block') def parse_block(self, block):
     """
 
