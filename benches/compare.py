@@ -1,4 +1,4 @@
-"""spanchunk against its peers on the parent-child job of DESIGN.md §5, in one process.
+"""spanchunk against its peers on the parent-child job of docs/performance.md, in one process.
 
 The job, on every folder of the corpus: parents of 2000 chars, children of 400 chars, no
 overlap, output = parents AND children, each with its exact start offset in the document.
@@ -692,7 +692,7 @@ def write_markdown(
         "folder per second of one pass. "
         f'Reproduce: `pip install ".[bench]" && python benches/compare.py`.',
         "",
-        "## Bars (DESIGN.md §5)",
+        "## Bars (docs/performance.md, under Against the peers)",
         "",
         "| corpus | figure | spanchunk MB/s | peer | peer MB/s | ratio | bar | result |",
         "|---|---|---:|---|---:|---:|---:|---|",
@@ -950,7 +950,7 @@ def _captured(job: Callable[[], int]) -> tuple[str, int]:
 def _chars_section(
     root: Path, out: Path, args: argparse.Namespace, log: Callable[[str], None]
 ) -> int:
-    """The job of DESIGN.md §5 in chars, against every peer: compare.md, .png and .json."""
+    """The parent-child job in chars, against every peer: compare.md, .png and .json."""
     started = time.perf_counter()
     folders = []
     for name, suffixes in FOLDER_SUFFIXES.items():

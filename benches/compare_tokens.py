@@ -1,7 +1,7 @@
 """spanchunk against its peers, printed as Markdown tables, one section per job.
 
-Section ``tokens`` (DESIGN.md §5, token units): parent-child chunking with parents of 1024
-and children of 256 tokens, over each folder of the corpus, for two tokenizers:
+Section ``tokens`` (the token-unit bars of docs/performance.md): parent-child chunking with
+parents of 1024 and children of 256 tokens, over each folder of the corpus, for two tokenizers:
 
 - ``o200k_base`` (tiktoken, compiled into spanchunk's core; the peer is
   ``semantic_text_splitter.TextSplitter.from_tiktoken_model("gpt-4o", ...)``);

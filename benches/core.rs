@@ -3,7 +3,7 @@
 //! For each folder of the corpus (`$SPANCHUNK_CORPUS`, default `../shared/corpus` next to the
 //! crate root; a relative path is taken from the crate root), every file is cut in turn:
 //!
-//! - `tree_spans`: the DESIGN.md job, parents of 2000 chars and children of 400 inside them,
+//! - `tree_spans`: the parent-child job, parents of 2000 chars and children of 400 inside them,
 //!   byte and char spans of both levels;
 //! - `split`: one level of 400 chars (`Splitter::split`, byte spans only);
 //! - `tree_spans_1024_256_tokens`: the same job in `o200k_base` tokens.

@@ -507,7 +507,7 @@ def flat_rows(bench: Bench, label: str, spans: list[Piece]) -> tuple[list[Row], 
 
 
 def local_auto_merge(hits: Sequence[Any], store: Any, threshold: float = 0.5) -> list[Any]:
-    """Auto-merge as DESIGN.md states it: a parent replaces its retrieved children when
+    """Auto-merge as docs/retrieval.md states it: a parent replaces its retrieved children when
     retrieved/total children > threshold, repeated up the levels; first-reached order kept.
 
     A local stand-in until ``spanchunk.retrieval.auto_merge`` lands (then call that instead).

@@ -1,4 +1,4 @@
-"""Scale, linearity, pathological inputs and parallel speed-up, against DESIGN.md §5's bars.
+"""Scale, linearity, pathological inputs and parallel speed-up, against docs/performance.md's bars.
 
 Every figure is measured with ``ParentChildChunker(2000, 400).spans(text)`` (integers only),
 each group in a fresh subprocess (with a time limit, so a quadratic input shows as a failure

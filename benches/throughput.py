@@ -1,6 +1,6 @@
 """Throughput of spanchunk on each folder of the corpus, printed as a Markdown table.
 
-The job is the one DESIGN.md measures: parents of 2000 chars, children of 400, no overlap.
+The job is the benchmarks' parent-child one: parents of 2000 chars, children of 400, no overlap.
 For every folder of the corpus, all its files are chunked once to warm up, then timed
 ``--repeat`` times; the table gives the median, in MB of UTF-8 text per second, of
 

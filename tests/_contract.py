@@ -1,4 +1,4 @@
-"""The chunking contract of DESIGN.md section 2, as one reusable checker.
+"""The chunking contract (docs/concepts.md, "The contract"), as one reusable checker.
 
 Every test that produces chunks (hypothesis properties, the real corpus, hand-written cases)
 runs them through :func:`check_chunker` (or the lower-level :func:`check_chunks` and

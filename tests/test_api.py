@@ -1,5 +1,5 @@
 # ruff: noqa: RUF001 - CJK full-width punctuation is the point of these strings
-"""The public objects of DESIGN.md section 3: Document, Chunk, spans, ids, metadata."""
+"""The public objects (docs/concepts.md, docs/chunkers.md): Document, Chunk, spans, ids."""
 
 from __future__ import annotations
 
@@ -259,7 +259,7 @@ def test_hierarchical_with_explicit_chunkers() -> None:
 
 @pytest.mark.parametrize("unit", ["char", "byte"])
 def test_hierarchical_overlap_is_a_valid_setting(unit: str) -> None:
-    # DESIGN.md section 3: HierarchicalChunker(sizes, overlap=0, ...); only overlap >= a size
+    # docs/chunkers.md: HierarchicalChunker(sizes, overlap=0, ...); only overlap >= a size
     # is impossible. An accepted overlap must chunk, and keep the contract at every level.
     text = TEXT * 4
     chunker = HierarchicalChunker(sizes=[60, 30, 12], overlap=4, unit=unit)

@@ -1,4 +1,4 @@
-"""The contract (DESIGN.md section 2) as hypothesis properties over hostile Unicode text."""
+"""The contract (docs/concepts.md) as hypothesis properties over hostile Unicode text."""
 
 from __future__ import annotations
 
@@ -151,7 +151,7 @@ def test_three_level_hierarchical_chunker_keeps_the_contract(
 def test_three_level_hierarchical_chunker_with_overlap_keeps_the_contract(
     text: str, kwargs: dict[str, Any]
 ) -> None:
-    # DESIGN.md: HierarchicalChunker(sizes, overlap=0, ...); overlap < every size is valid.
+    # docs/chunkers.md: HierarchicalChunker(sizes, overlap=0, ...); overlap < every size is valid.
     chunker = HierarchicalChunker(**kwargs)
     spec = hierarchical_levels(kwargs["sizes"], kwargs["overlap"])
     check_chunker(chunker, text, spec, kwargs["unit"])
