@@ -1,5 +1,6 @@
-"""Shared fixtures: the real corpus (DESIGN.md, shared/corpus/README.md), and the store's
-stat cache observed (the files a run reads; every file's state trusted).
+"""Shared fixtures: the real corpus (``tests/corpus/README.md`` says what it holds and where
+each file comes from; ``docs/development.md`` how to run on the whole shared corpus), and the
+store's stat cache observed (the files a run reads; every file's state trusted).
 
 The contract checker lives in ``_contract.py`` and the hypothesis strategies in
 ``_strategies.py``, next to this file, so test modules import them by name.
@@ -7,32 +8,53 @@ The contract checker lives in ``_contract.py`` and the hypothesis strategies in
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 import spanchunk.cli._store as cli_store
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
-def corpus_absent(message: str) -> None:
-    """Skip a test whose shared input (the corpus, its tokenizer) is absent, saying what to
-    set; where ``SPANCHUNK_REQUIRE_CORPUS`` is set (CI sets it), fail instead: there the
-    corpus tests must run."""
-    if os.environ.get("SPANCHUNK_REQUIRE_CORPUS"):
-        pytest.fail(f"{message} (SPANCHUNK_REQUIRE_CORPUS is set: the corpus tests must run)")
-    pytest.skip(message)
+# A few files of each folder of the shared corpus (leading parts of the books), with their
+# licences: every clone has them, so the tests that read real text always run.
+VENDORED_CORPUS = REPO_ROOT / "tests" / "corpus" / "texts"
+# The embedding model's tokenizer, beside the texts as the shared one is beside the shared
+# corpus (``tokenizers/``); the same file.
+TOKENIZER = VENDORED_CORPUS.parent / "tokenizers" / "all-MiniLM-L6-v2" / "tokenizer.json"
 
 
 def corpus_root() -> Path:
-    """``$SPANCHUNK_CORPUS``, default ``../shared/corpus`` from the repository root."""
+    """``$SPANCHUNK_CORPUS`` (relative: from the repository root), else ``tests/corpus/texts``.
+
+    Set it to the whole shared corpus (``../shared/corpus``, as CI does) to run the corpus
+    tests on all of it."""
     configured = os.environ.get("SPANCHUNK_CORPUS")
-    path = Path(configured) if configured else Path("..") / "shared" / "corpus"
+    if not configured:
+        return VENDORED_CORPUS
+    path = Path(configured)
     if not path.is_absolute():
         path = REPO_ROOT / path
     return path.resolve()
+
+
+def corpus_missing(what: str) -> NoReturn:
+    """Fail a test whose corpus input is missing. The vendored corpus has every file the tests
+    name, so only a ``SPANCHUNK_CORPUS`` that names another folder can lack one: a mistake,
+    never a reason to skip."""
+    pytest.fail(
+        f"{what} is absent: SPANCHUNK_CORPUS={os.environ.get('SPANCHUNK_CORPUS', '')!r} must "
+        "name the shared corpus (unset, the tests read tests/corpus/texts)"
+    )
+
+
+def corpus_file(folder: str, name: str) -> Path:
+    """One file of the corpus, by folder and name."""
+    path = corpus_root() / folder / name
+    if not path.is_file():
+        corpus_missing(f"corpus file {path}")
+    return path
 
 
 def read_document(path: Path) -> str:
@@ -42,15 +64,12 @@ def read_document(path: Path) -> str:
         return handle.read()
 
 
-@pytest.fixture(scope="session")
-def corpus() -> dict[str, list[tuple[str, str]]]:
-    """Every file of every folder of the corpus: {folder: [(file name, text), ...]}."""
-    root = corpus_root()
+@functools.cache
+def load_corpus(root: Path) -> dict[str, list[tuple[str, str]]]:
+    """Every file of every folder of the corpus at ``root``: {folder: [(file name, text)]}.
+    Read once per run: the tests must not change it."""
     if not root.is_dir():
-        corpus_absent(
-            f"corpus folder {root} is absent: set SPANCHUNK_CORPUS to the shared corpus "
-            "(CI always has it)"
-        )
+        corpus_missing(f"corpus folder {root}")
     folders: dict[str, list[tuple[str, str]]] = {}
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         files = sorted(p for p in folder.rglob("*") if p.is_file())
@@ -58,6 +77,18 @@ def corpus() -> dict[str, list[tuple[str, str]]]:
     assert folders, f"corpus folder {root} has no sub-folders"
     assert all(folders.values()), f"an empty folder in {root}"
     return folders
+
+
+@pytest.fixture(scope="session")
+def corpus() -> dict[str, list[tuple[str, str]]]:
+    """Every file of every folder of the corpus (``corpus_root``)."""
+    return load_corpus(corpus_root())
+
+
+@pytest.fixture(scope="session")
+def vendored_corpus() -> dict[str, list[tuple[str, str]]]:
+    """Every file of every folder of ``tests/corpus/texts``, whatever ``SPANCHUNK_CORPUS`` says."""
+    return load_corpus(VENDORED_CORPUS)
 
 
 @pytest.fixture

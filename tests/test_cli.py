@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import spanchunk.cli._writers as writers
 from _strategies import texts
-from conftest import corpus_absent, corpus_root
+from conftest import corpus_missing, corpus_root
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from spanchunk import Document, ParentChildChunker
@@ -336,7 +336,7 @@ def test_two_workers_write_what_one_writes(tmp_path: Path, suffix: str) -> None:
         pytest.importorskip("pyarrow")
     root = corpus_root()
     if not root.is_dir():
-        corpus_absent(f"corpus folder {root} is absent")
+        corpus_missing(f"corpus folder {root}")
     outputs = []
     for workers in ("1", "2"):
         out = tmp_path / f"w{workers}{suffix}"
@@ -345,7 +345,8 @@ def test_two_workers_write_what_one_writes(tmp_path: Path, suffix: str) -> None:
     assert outputs[0] == outputs[1]
     if suffix == ".jsonl":
         files = sorted_files(root)
-        # The corpus README is part of the folder, so compare on the whole folder's files.
+        # Every file of the folder is a document (the licences; the shared corpus's README),
+        # so compare on the whole folder's files.
         assert outputs[0] == reference_jsonl([f for f in files if not Path(f).name.startswith(".")])
 
 

@@ -1,9 +1,12 @@
 """Golden digests: every chunk of every level, with its id, over the whole corpus.
 
 One sha256 per setting over every field of every chunk ``chunk_tree`` (or ``chunk``) gives for
-each corpus file, in order. A change that alters chunks on purpose updates
-``golden/digests.json`` in the same commit and says why; any other change must leave the
-digests as they are. Regenerate with ``SPANCHUNK_UPDATE_GOLDEN=1 pytest tests/test_golden.py``.
+each corpus file, in order: over the vendored texts (``tests/corpus/texts``; the digests in
+``tests/corpus/digests.json``) on every run, and over the whole shared corpus (the digests in
+``tests/golden/digests.json``) where ``SPANCHUNK_CORPUS`` names it, as in CI. A change that
+alters chunks on purpose updates both files in the same commit and says why; any other change
+must leave the digests as they are. Regenerate with ``SPANCHUNK_CORPUS=../shared/corpus
+SPANCHUNK_UPDATE_GOLDEN=1 pytest tests/test_golden.py``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import VENDORED_CORPUS, corpus_root
 from spanchunk import (
     Chunk,
     Chunker,
@@ -24,7 +28,13 @@ from spanchunk import (
     RecursiveChunker,
 )
 
-DIGESTS = Path(__file__).resolve().parent / "golden" / "digests.json"
+# The digests of each corpus: the vendored texts every clone has, and the whole shared corpus.
+DIGESTS = {
+    "vendored": Path(__file__).resolve().parent / "corpus" / "digests.json",
+    "shared": Path(__file__).resolve().parent / "golden" / "digests.json",
+}
+# The vendored texts always; the shared corpus where SPANCHUNK_CORPUS names it.
+CORPORA = ["vendored"] + (["shared"] if corpus_root() != VENDORED_CORPUS else [])
 
 SETTINGS: dict[str, Callable[[], Chunker]] = {
     "recursive-default-chars": RecursiveChunker,
@@ -72,18 +82,23 @@ def _digest(chunker: Chunker, corpus: dict[str, list[tuple[str, str]]]) -> str:
 
 
 @pytest.mark.parametrize("setting", sorted(SETTINGS))
-def test_golden_digest(setting: str, corpus: dict[str, list[tuple[str, str]]]) -> None:
+@pytest.mark.parametrize("which", CORPORA)
+def test_golden_digest(setting: str, which: str, request: pytest.FixtureRequest) -> None:
+    path = DIGESTS[which]
+    corpus = request.getfixturevalue("vendored_corpus" if which == "vendored" else "corpus")
     actual = _digest(SETTINGS[setting](), corpus)
     if os.environ.get("SPANCHUNK_UPDATE_GOLDEN"):
-        stored = json.loads(DIGESTS.read_text()) if DIGESTS.exists() else {}
+        stored = json.loads(path.read_text()) if path.exists() else {}
         stored[setting] = actual
-        DIGESTS.write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n")
-    expected = json.loads(DIGESTS.read_text())[setting]
+        path.write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n")
+    expected = json.loads(path.read_text())[setting]
     assert actual == expected, (
-        f"the chunks of {setting!r} changed over the corpus: if on purpose, regenerate "
-        "tests/golden/digests.json (SPANCHUNK_UPDATE_GOLDEN=1) and say why in the commit"
+        f"the chunks of {setting!r} changed over the {which} corpus: if on purpose, regenerate "
+        "tests/corpus/digests.json and tests/golden/digests.json (SPANCHUNK_UPDATE_GOLDEN=1, "
+        "with SPANCHUNK_CORPUS naming the shared corpus) and say why in the commit"
     )
 
 
-def test_every_setting_has_a_digest() -> None:
-    assert sorted(json.loads(DIGESTS.read_text())) == sorted(SETTINGS)
+@pytest.mark.parametrize("which", sorted(DIGESTS))
+def test_every_setting_has_a_digest(which: str) -> None:
+    assert sorted(json.loads(DIGESTS[which].read_text())) == sorted(SETTINGS)

@@ -13,7 +13,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from conftest import corpus_absent, corpus_root, read_document
+from conftest import corpus_file, read_document
 from langchain_classic.retrievers import ParentDocumentRetriever
 from langchain_classic.storage import InMemoryStore
 from langchain_core.documents import Document
@@ -38,10 +38,7 @@ REPEATED = "\n\n".join(
 
 
 def frankenstein() -> str:
-    path = corpus_root() / "gutenberg" / "pg84.txt"
-    if not path.is_file():
-        corpus_absent(f"corpus file {path} is absent: set SPANCHUNK_CORPUS (CI always has it)")
-    return read_document(path)[:120_000]
+    return read_document(corpus_file("gutenberg", "pg84.txt"))[:120_000]
 
 
 def assert_exact(source: str, docs: list[Document]) -> None:

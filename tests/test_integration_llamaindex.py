@@ -11,7 +11,7 @@ from itertools import pairwise
 from typing import Any
 
 import pytest
-from conftest import corpus_absent, corpus_root, read_document
+from conftest import corpus_file, read_document
 from llama_index.core import Document, StorageContext, VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.embeddings import MockEmbedding
@@ -31,10 +31,8 @@ REPEATED = "\n\n".join(["Exactly the same paragraph, repeated many times over."]
 
 
 def corpus_document(folder: str, name: str) -> Document:
-    path = corpus_root() / folder / name
-    if not path.is_file():
-        corpus_absent(f"corpus file {path} is absent: set SPANCHUNK_CORPUS (CI always has it)")
-    return Document(text=read_document(path), id_=name, metadata={"file_name": name})
+    text = read_document(corpus_file(folder, name))
+    return Document(text=text, id_=name, metadata={"file_name": name})
 
 
 def assert_exact(text: str, nodes: list[BaseNode]) -> None:

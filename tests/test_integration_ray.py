@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import spanchunk.integrations.ray as module
-from conftest import corpus_absent, corpus_root, read_document
+from conftest import corpus_missing, corpus_root, read_document
 from spanchunk import Chunk, Document, ParentChildChunker
 from spanchunk.batch import file_document_id
 from spanchunk.cli import main
@@ -32,7 +32,7 @@ SETTINGS = {"parent_size": 2000, "child_size": 400}
 def corpus_paths() -> list[Path]:
     root = corpus_root()
     if not root.is_dir():
-        corpus_absent(f"corpus folder {root} is absent: set SPANCHUNK_CORPUS (CI always has it)")
+        corpus_missing(f"corpus folder {root}")
     return sorted(p for p in root.glob("*/*") if p.is_file() and p.suffix in {".md", ".txt"})
 
 
@@ -222,8 +222,9 @@ def test_spark_schema_names_every_column() -> None:
 def test_ray_data_to_parquet_equals_a_local_run(ray_local: object, tmp_path: Path) -> None:
     ray = ray_local
     table = corpus_table()
-    # Several blocks, so that both actors get work.
-    blocks = [table.slice(start, 30) for start in range(0, table.num_rows, 30)]
+    # Several blocks (8), so that both actors get work.
+    size = -(-table.num_rows // 8)
+    blocks = [table.slice(start, size) for start in range(0, table.num_rows, size)]
     dataset = ray.data.from_arrow(blocks)  # type: ignore[attr-defined]
     chunks = dataset.map_batches(
         ChunkBatches,
@@ -256,7 +257,8 @@ def test_chunk_batch_is_chunk_batches_built_once_per_settings() -> None:
 def test_ray_data_tasks_equal_a_local_run(ray_local: object) -> None:
     ray = ray_local
     table = corpus_table()
-    blocks = [table.slice(start, 60) for start in range(0, table.num_rows, 60)]
+    size = -(-table.num_rows // 4)
+    blocks = [table.slice(start, size) for start in range(0, table.num_rows, size)]
     chunks = ray.data.from_arrow(blocks).map_batches(  # type: ignore[attr-defined]
         chunk_batch, fn_kwargs=SETTINGS, batch_format="pyarrow", batch_size=None
     )

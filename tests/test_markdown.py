@@ -357,12 +357,14 @@ def test_heading_paths_on_the_corpus_match_an_independent_parser(
     corpus: dict[str, list[tuple[str, str]]], folder: str
 ) -> None:
     chunker = ParentChildChunker(2000, 400, parent_chunker="markdown")
-    headings_seen = 0
+    headings_seen = chunks_seen = 0
     for name, text in corpus[folder]:
         tree = chunker.chunk_tree(text)
         check_heading_paths(text, tree, name)
         headings_seen += sum(1 for chunk in tree if chunk.metadata["headings"])
-    assert headings_seen > 1000
+        chunks_seen += len(tree)
+    # Nearly every chunk is under a heading: the paths compared are real ones, not empty.
+    assert headings_seen > max(200, 0.95 * chunks_seen)
 
 
 # ----------------------------------------------------------------------------- the contract

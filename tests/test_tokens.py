@@ -19,13 +19,11 @@ import tiktoken
 import tokenizers
 from _contract import TextInfo, check_chunker, hierarchical_levels, parent_child_levels
 from _strategies import texts
-from conftest import corpus_absent, corpus_root
+from conftest import TOKENIZER
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spanchunk import HierarchicalChunker, ParentChildChunker, RecursiveChunker, _core
 
-# The embedding model's tokenizer, shipped beside the corpus (shared/tokenizers/README.md).
-TOKENIZER = corpus_root().parent / "tokenizers" / "all-MiniLM-L6-v2" / "tokenizer.json"
 # A few hundred KB per corpus folder keeps the token contract tests to seconds.
 CORPUS_BUDGET = 200_000
 
@@ -34,13 +32,9 @@ PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 @pytest.fixture(scope="module")
 def tokenizer_path() -> Path:
-    """The shared tokenizer file; its tests skip, as the corpus tests do, where the shared
-    folder is absent (CI always has it)."""
-    if not TOKENIZER.is_file():
-        corpus_absent(
-            f"the shared tokenizer {TOKENIZER} is absent: set SPANCHUNK_CORPUS to the shared "
-            "corpus, whose sibling folder tokenizers/ holds it (CI always has it)"
-        )
+    """The embedding model's tokenizer.json (all-MiniLM-L6-v2), vendored beside the corpus
+    texts (``tests/corpus/README.md``): the same file as the shared one."""
+    assert TOKENIZER.is_file(), f"{TOKENIZER} is missing from the clone"
     return TOKENIZER
 
 
