@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-import spanchunk.cli._store as cli_store
+import spanchunk.ingest.statcache as cli_store
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # A few files of each folder of the shared corpus (leading parts of the books), with their

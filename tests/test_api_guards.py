@@ -84,7 +84,7 @@ def test_an_open_file_is_refused_not_read_line_by_line(
     message = str(caught.value)
     assert f"{name}()" in message
     assert "file.read()" in message and "read_document(path)" in message
-    assert "from spanchunk.batch import read_document" in message
+    assert "from spanchunk.ingest import read_document" in message
     assert open_file.tell() == 0  # nothing was read from the file
 
 
@@ -168,7 +168,7 @@ def test_an_item_of_a_list_is_refused_by_position(
 
 
 def test_generators_and_documents_still_work(text_file: Path) -> None:
-    from spanchunk.batch import read_document  # noqa: PLC0415  (the fix the messages name)
+    from spanchunk.ingest import read_document  # noqa: PLC0415  (the fix the messages name)
 
     with text_file.open(encoding="utf-8") as file:
         by_text = chunker().chunk(file.read())

@@ -10,10 +10,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-import spanchunk.cli._job as job
 import spanchunk.cli._writers as writers
+import spanchunk.ingest.pool as job
 from spanchunk.cli import glob_matches, main
-from spanchunk.cli._report import Reporter, Totals
+from spanchunk.cli._report import Reporter
+from spanchunk.ingest import jobs
+from spanchunk.ingest.files import File
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -150,7 +152,7 @@ def test_file_gone_or_a_folder_when_read_is_unreadable(
     # error, worded as Python's OSError.strerror words it, for that file alone.
     real_batches = job.batches
 
-    def then_changed(files: Iterable[job.File], *sizes: int | None) -> object:
+    def then_changed(files: Iterable[File], *sizes: int | None) -> object:
         files = list(files)  # every file listed first
         (tree / "b.txt").unlink()
         (tree / "a.md").unlink()
@@ -288,7 +290,7 @@ def test_interrupt_leaves_no_temporary_file(
     def interrupted(*args: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(job, "process_batch", interrupted)
+    monkeypatch.setattr(jobs, "process_batch", interrupted)
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     for workers in ("1", "2"):
@@ -312,14 +314,14 @@ def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
             pass
 
     terminal = Terminal()
-    reporter = Reporter(terminal, verbose=False, totals=Totals())  # type: ignore[arg-type]
+    reporter = Reporter(terminal, verbose=False)  # type: ignore[arg-type]
     reporter.start(100, 50_000_000)
     reporter.advance(10, 5_000_000)
     reporter.close()
     assert "files" in terminal.text and "B" in terminal.text
     piped = Terminal()
     piped.isatty = lambda: False  # type: ignore[method-assign]
-    reporter = Reporter(piped, verbose=False, totals=Totals())  # type: ignore[arg-type]
+    reporter = Reporter(piped, verbose=False)  # type: ignore[arg-type]
     reporter.start(100, 50_000_000)
     reporter.advance(10, 5_000_000)
     reporter.close()

@@ -1,4 +1,4 @@
-"""The job's worker pool (``spanchunk.cli._job``): batches come back in input order, a
+"""The job's worker pool (``spanchunk.ingest.pool``): batches come back in input order, a
 worker's exception reaches the consumer, and a stopped run leaves no thread behind."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ import time
 from collections.abc import Sequence
 
 import pytest
-from spanchunk.cli._files import File
-from spanchunk.cli._job import BatchResult, ThreadPool, run_batches
+from spanchunk.ingest.files import File
+from spanchunk.ingest.jobs import BatchResult
+from spanchunk.ingest.pool import ThreadPool, run_batches
 
 
 def many_files(count: int) -> list[File]:

@@ -13,7 +13,6 @@ import gzip
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -23,7 +22,7 @@ from typing import Any
 
 import pytest
 from spanchunk import ParentChildChunker, SqliteRegistry
-from spanchunk.batch import file_document_id, read_document
+from spanchunk.ingest import document_id, read_document
 
 SIZES = ["--parent-size", "300", "--child-size", "60"]
 
@@ -356,7 +355,7 @@ def test_one_file_has_the_same_ids_in_every_output(docs: Path, tmp_path: Path) -
     assert jsonl == parquet == sorted(stored_ids(outs["sqlite"]))
     # The API's file helper gives the same ids (the same settings, one chunker per kind).
     document = read_document(docs / "notes.txt")
-    assert document.id == file_document_id(docs / "notes.txt") == str(docs / "notes.txt")
+    assert document.id == document_id(docs / "notes.txt") == str(docs / "notes.txt")
     api = {chunk.id for chunk in ParentChildChunker().chunk_tree(document)}
     assert api <= set(jsonl)
     # Hits embedded from JSON Lines expand through the store the same run's settings made.
@@ -406,21 +405,6 @@ def test_a_store_knows_its_documents_from_any_folder(docs: Path, tmp_path: Path)
     assert b"0 added, 0 replaced, 2 unchanged, 1 pruned" in gone.stderr
     with SqliteRegistry.open(store) as opened:
         assert str(other / "o.txt") in opened.document_ids()
-
-
-def test_a_store_of_path_ids_from_an_earlier_version_is_refused(docs: Path, tmp_path: Path) -> None:
-    store = tmp_path / "s.sqlite"
-    assert cli("chunk", str(docs), "-o", str(store)).returncode == 0
-    with sqlite3.connect(store) as connection:
-        connection.execute("DELETE FROM meta WHERE key = 'document_ids'")
-    connection.close()
-    result = cli("chunk", str(docs), "-o", str(store))
-    assert result.returncode == 2
-    assert b"earlier spanchunk" in result.stderr and b"new store" in result.stderr
-
-
-# --------------------------------------------------------------------------------------------
-# Messages and exit codes.
 
 
 def test_version_is_on_stdout() -> None:

@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 import spanchunk
-import spanchunk.cli._job as job
-import spanchunk.cli._store as cli_store
+import spanchunk.ingest.pool as job
+import spanchunk.ingest.statcache as cli_store
 import spanchunk.stores.schema
 from spanchunk import Chunk, Document, ParentChildChunker, SqliteRegistry
 from spanchunk.cli import main
-from spanchunk.stores.schema import DROP_FILE_STATE_TRIGGERS, SCHEMA_VERSION
+from spanchunk.stores.schema import SCHEMA_VERSION
 
 PYTHON_DIR = Path(spanchunk.__file__).resolve().parent.parent
 #: The README of the checkout these tests belong to (spanchunk itself may be installed).
@@ -237,9 +237,15 @@ def test_prune_removes_only_what_the_run_covers(
     assert name(str(tree / "sub" / "g.md")) not in documents
     assert {name(str(tree / "sub" / "f.txt")), name(str(tree / "a.txt"))} <= documents
 
-    # A file named on the command line that is gone: its document goes (the path is
-    # reported missing, and the run succeeds since --prune found it in the store).
-    assert run(str(tree / "a.txt"), *SIZES, "-o", str(out), "--prune") == 0
+    # A file named on the command line that is gone: kept by --prune (a PATH that does not
+    # exist may be a moved folder or an unmounted disk; the run says so and fails) ...
+    assert run(str(tree / "a.txt"), *SIZES, "-o", str(out), "--prune") == 1
+    err = capsys.readouterr().err
+    assert "0 pruned" in summary_line(err) and "1 PATH not found" in err
+    assert "1 under a PATH or folder that could not be read kept" in err
+    assert name(str(tree / "a.txt")) in set(by_document(stored(out)))
+    # ... and removed by the explicit --prune=all (the run succeeds: it found it stored).
+    assert run(str(tree / "a.txt"), *SIZES, "-o", str(out), "--prune=all") == 0
     err = capsys.readouterr().err
     assert "1 pruned" in summary_line(err) and "skipped" in err
     assert name(str(tree / "a.txt")) not in set(by_document(stored(out)))
@@ -285,7 +291,7 @@ def test_a_full_disk_fails_cleanly(
     def full(*args: object, **kwargs: object) -> None:
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(SqliteRegistry, "_replace_documents", full)
+    monkeypatch.setattr(SqliteRegistry, "replace_documents", full)
     capsys.readouterr()
     assert run(str(tree), *SIZES, "-o", str(out)) == 1
     err = capsys.readouterr().err
@@ -406,49 +412,25 @@ def test_a_changed_file_that_fails_keeps_its_old_version(
     assert by_document(stored(out)) == before
 
 
-FILE_STATE_COLUMNS = ("file_size", "file_mtime_ns", "file_ctime_ns", "file_inode")
-
-
-@pytest.mark.parametrize("version", [1, 2, 3, 4])
-def test_a_store_of_an_older_schema_is_upgraded(
-    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture, version: int
+def test_a_store_of_another_schema_is_refused(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     out = tmp_path / "out.sqlite"
     assert run(str(tree), *SIZES, "-o", str(out)) == 0
     before = stored(out)
-    # Make it a file of that schema: no snapshot of the file states (5), no skipped files
-    # table (4), no file state columns (3), no content_hash column (2).
     connection = sqlite3.connect(out)
-    connection.executescript(f"{DROP_FILE_STATE_TRIGGERS} DROP TABLE file_states;")
-    if version < 4:
-        connection.execute("DROP TABLE skipped_files")
-    dropped = (() if version >= 3 else FILE_STATE_COLUMNS) + (
-        ("content_hash",) if version == 1 else ()
-    )
-    for column in dropped:
-        connection.execute(f"ALTER TABLE documents DROP COLUMN {column}")
-    connection.execute(f"PRAGMA user_version = {version}")
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 4}")
     connection.commit()
     connection.close()
     capsys.readouterr()
-    assert run(str(tree), *SIZES, "-o", str(out)) == 0
-    # Schema 1 knew no content hashes: every document rewritten once; schema 2 did: every
-    # file read and found unchanged.
-    expected = "7 replaced" if version == 1 else "7 unchanged"
-    if version >= 3:
-        expected = "0 replaced, 7 unchanged"
-    assert expected in summary_line(capsys.readouterr().err)
-    assert by_document(stored(out)) == by_document(before)
-    with SqliteRegistry(out) as store:
-        assert all(value is not None for value in store.content_hashes().values())
+    assert run(str(tree), *SIZES, "-o", str(out)) == 2
+    err = capsys.readouterr().err
+    assert f"store of schema {SCHEMA_VERSION + 4}" in err and "into a new store" in err
     connection = sqlite3.connect(out)
-    columns = [row[1] for row in connection.execute("PRAGMA table_info(documents)")]
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
-    assert connection.execute("SELECT count(*) FROM skipped_files").fetchone()[0] == 0
-    # The run that upgraded the store wrote its snapshot of the file states.
-    assert connection.execute("SELECT count(*) FROM file_states").fetchone()[0] == 1
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    connection.commit()
     connection.close()
-    assert columns[-len(FILE_STATE_COLUMNS) :] == list(FILE_STATE_COLUMNS)
+    assert by_document(stored(out)) == by_document(before)
 
 
 # --------------------------------------------------------------------------------------------
@@ -457,15 +439,15 @@ def test_a_store_of_an_older_schema_is_upgraded(
 KILLED_RUN = """
 import os, sys, time
 import spanchunk.stores.schema
-import spanchunk.cli._job as job
+import spanchunk.ingest.pool as pool
+import spanchunk.stores.records as records
 from spanchunk.cli import main
-from spanchunk.cli._writers import SqliteWriter
-from spanchunk.stores import SqliteRegistry
+from spanchunk.ingest.store_sink import StoreSink
 
-job.BATCH_FILES = 2  # a transaction every two files
+pool.BATCH_FILES = 2  # a transaction every two files
 kill_at = int(sys.argv[1])
-real_replace = SqliteRegistry._replace
-real_write = SqliteWriter.write
+real_replace = records.replace_rows
+real_write = StoreSink.write
 state = {"documents": 0, "batches": 0}
 
 def inside():
@@ -486,8 +468,8 @@ def write(self, written, sources, document_ids):
     if self._bulk is not None and state["batches"] == kill_at // 2:
         inside()
 
-SqliteRegistry._replace = staticmethod(replace)
-SqliteWriter.write = write
+records.replace_rows = replace
+StoreSink.write = write
 sys.exit(main(["chunk", *sys.argv[2:]]))
 """
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import spanchunk.cli._store as cli_store
+import spanchunk.ingest.statcache as cli_store
 from spanchunk import Document, ParentChildChunker, SqliteRegistry
 from spanchunk.cli import main
 
@@ -237,9 +237,9 @@ def test_a_new_store_is_synced_before_its_rename_only_when_asked(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sync: bool
 ) -> None:
     from spanchunk.cli import build_parser, make_chunkers  # noqa: PLC0415
-    from spanchunk.cli._files import Globs, collect_files  # noqa: PLC0415
-    from spanchunk.cli._output import resolve_target  # noqa: PLC0415
-    from spanchunk.cli._writers import SqliteWriter  # noqa: PLC0415
+    from spanchunk.ingest.files import Globs, collect_files  # noqa: PLC0415
+    from spanchunk.ingest.output import resolve_target  # noqa: PLC0415
+    from spanchunk.ingest.store_sink import StoreSink  # noqa: PLC0415
 
     synced: list[str] = []
     real_fsync = os.fsync
@@ -251,7 +251,7 @@ def test_a_new_store_is_synced_before_its_rename_only_when_asked(
     monkeypatch.setattr(os, "fsync", fsync)
     out = tmp_path / "out.sqlite"
     chunkers = make_chunkers(build_parser().parse_args(["chunk", "x", *SIZES]))
-    writer = SqliteWriter(resolve_target(str(out)), sync=sync)
+    writer = StoreSink(resolve_target(str(out)), sync=sync)
     job = writer.job(chunkers)
     result = job(collect_files([str(tree)], Globs(), print))
     for part in result.parts:

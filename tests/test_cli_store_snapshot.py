@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import spanchunk.cli._store as cli_store
+import spanchunk.ingest.statcache as cli_store
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from spanchunk import SqliteRegistry, _core
 from spanchunk.cli import main
+from spanchunk.stores import records
 from spanchunk.stores.schema import SCHEMA, WRITE_FILE_STATES
 
 pytestmark = pytest.mark.usefixtures("trusting")
@@ -65,8 +66,8 @@ def rows_never_read(monkeypatch: pytest.MonkeyPatch) -> None:
     def refused(*args: Any) -> Any:
         raise AssertionError("the tables' rows were read")
 
-    monkeypatch.setattr(cli_store, "recorded_states", refused)
-    monkeypatch.setattr(cli_store, "read_skipped_rows", refused)
+    monkeypatch.setattr(SqliteRegistry, "document_states", refused)
+    monkeypatch.setattr(SqliteRegistry, "skipped_rows", refused)
 
 
 def test_a_rerun_reads_the_snapshot_alone_and_writes_nothing(
@@ -104,9 +105,7 @@ def test_the_snapshot_holds_what_the_rows_hold(tree: Path, tmp_path: Path) -> No
     quiet = {"binary"}
     from_snapshot = _core.RecordedFiles.from_snapshot(made[0], made[1], quiet)
     with SqliteRegistry(out, create=False) as store:
-        from_rows = _core.RecordedFiles(
-            cli_store.recorded_states(store), cli_store.read_skipped_rows(store), quiet
-        )
+        from_rows = _core.RecordedFiles(store.document_states(), store.skipped_rows(), quiet)
     assert sorted(from_snapshot.unseen_documents()) == sorted(from_rows.unseen_documents())
     assert {os.path.basename(path) for path in from_snapshot.unseen_documents()} == {
         "a.txt",
@@ -233,7 +232,7 @@ def test_a_snapshot_that_cannot_be_written_leaves_the_run_whole(
     (tree / "new.txt").write_text("a new file\n", encoding="utf-8")
     # The write fails as SQLite fails (here: a statement it refuses); the run's documents are
     # committed, the run succeeds, and the next run reads the rows.
-    monkeypatch.setattr(cli_store, "WRITE_FILE_STATES", "INSERT INTO no_such_table VALUES (1)")
+    monkeypatch.setattr(records, "WRITE_FILE_STATES", "INSERT INTO no_such_table VALUES (1)")
     capsys.readouterr()
     assert run(tree, out) == 0
     assert "1 added, 0 replaced, 4 unchanged" in store_line(capsys)

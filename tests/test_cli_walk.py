@@ -13,19 +13,33 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from spanchunk.cli._files import MISSING, NOT_REGULAR, UNREADABLE, File, Globs, iter_files
+from spanchunk.ingest.files import (
+    MISSING,
+    NAME_NOT_UTF8,
+    NAME_NOT_UTF8_MESSAGE,
+    NOT_REGULAR,
+    UNREADABLE,
+    File,
+    Globs,
+    is_utf8,
+    iter_files,
+)
 
 Event = tuple[str, ...] | File
 
 
 def reference_walk(paths: list[str], globs: Globs) -> list[Event]:
-    """What ``iter_files`` must find, in order: the walk it had before the core's."""
+    """What ``iter_files`` must find, in order: a walk in Python. A file whose path is not
+    UTF-8 is skipped, in its place in the order."""
     events: list[Event] = []
     seen: set[tuple[int, int]] = set()
 
     def found(path: str, info: os.stat_result) -> None:
         if (info.st_dev, info.st_ino) not in seen:
             seen.add((info.st_dev, info.st_ino))
+            if not is_utf8(path):
+                events.append((path, NAME_NOT_UTF8, NAME_NOT_UTF8_MESSAGE))
+                return
             events.append(
                 File(
                     path,

@@ -735,8 +735,9 @@ def test_cli_reads_source_files_as_code(tmp_path: Path, capsys: pytest.CaptureFi
     assert {r["language"] for r in by_name["point.rs"]} == {"rust"}
     assert all("symbols" not in r and "language" not in r for r in by_name["plain.txt"])
     assert all("headings" in r and "symbols" not in r for r in by_name["notes.md"])
-    # The same chunks (ids too) as the API's chunker with these settings.
-    chunker = ParentChildChunker(200, 60, parent_chunker="code", language="python")
+    # The same chunks (ids too) as the API's chunker with these settings: a code chunker
+    # that reads each document's language from its source's name.
+    chunker = ParentChildChunker(200, 60, parent_chunker="code")
     path = folder / "parser.py"
     document = Document(PYTHON, id=str(path.resolve()), source=str(path))
     expected = chunker.chunk_tree(document)

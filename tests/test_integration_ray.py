@@ -18,8 +18,8 @@ import pytest
 import spanchunk.integrations.ray as module
 from conftest import corpus_missing, corpus_root, read_document
 from spanchunk import Chunk, Document, ParentChildChunker
-from spanchunk.batch import file_document_id
 from spanchunk.cli import main
+from spanchunk.ingest import document_id
 from spanchunk.integrations.ray import ChunkBatches, chunk_batch, chunk_schema, spark_schema
 
 # Ray Data's DataContext sets its deprecated fields from its own __init__ (a dataclass), which
@@ -136,7 +136,7 @@ def test_levels_column_names_and_headings() -> None:
 @pytest.mark.parametrize("markdown", [False, True])
 def test_rows_are_the_command_lines_parquet_rows(tmp_path: Path, markdown: bool) -> None:
     # The corpus's files as a table, with the command line's document ids (each file's
-    # resolved path, `file_document_id`), give the command line's Parquet rows, in its
+    # resolved path, `document_id`), give the command line's Parquet rows, in its
     # order, and a metadata column.
     paths = corpus_paths()
     out = tmp_path / "cli.parquet"
@@ -146,7 +146,7 @@ def test_rows_are_the_command_lines_parquet_rows(tmp_path: Path, markdown: bool)
         {
             "text": [read_document(p) for p in paths],
             "source": list(map(str, paths)),
-            "id": [file_document_id(p) for p in paths],
+            "id": [document_id(p) for p in paths],
         }
     )
     chunks = ChunkBatches(**SETTINGS, markdown=markdown, metadata_columns=())(table)

@@ -1,8 +1,10 @@
 """The package's layers (the docstring of ``spanchunk/__init__.py``): every import, wherever
 it stands in a module (lazy and type-checking imports included), goes to the importing
 module's own layer or a lower one; no name with a leading underscore is imported from
-another layer (``_core``, the extension every layer calls, aside); no two modules import
-each other, however indirectly; and no module passes about 600 lines.
+another layer (``_core``, the extension every layer calls, aside), nor reached as an
+attribute (``store._write()``: a member with a leading underscore that only another layer
+defines); no two modules import each other, however indirectly; and no module passes about
+600 lines.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ LAYERS = {
     "spanchunk.chunkers": 3,
     # The public names: all of them from the layers up to the chunkers.
     "spanchunk": 3,
-    "spanchunk.batch": 4,
-    "spanchunk.cli": 4,
-    "spanchunk.integrations": 4,
-    "spanchunk.__main__": 5,
+    "spanchunk.ingest": 4,
+    "spanchunk.batch": 5,
+    "spanchunk.cli": 5,
+    "spanchunk.integrations": 5,
+    "spanchunk.__main__": 6,
 }
-#: Layer 4's parts are side by side: none imports another.
+#: Layer 5's parts are side by side: none imports another.
 APART = ("spanchunk.batch", "spanchunk.cli", "spanchunk.integrations")
 MAX_LINES = 620
 
@@ -100,6 +103,48 @@ def test_every_import_goes_to_the_same_layer_or_a_lower_one() -> None:
     assert not wrong, "\n".join(wrong)
 
 
+def private_members(tree: ast.AST) -> set[str]:
+    """The names with one leading underscore that a module defines as members: methods and
+    attributes of its classes (``def _x``, ``_x = ...`` in a class body, ``self._x = ...``)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found.add(item.name)
+                elif isinstance(item, (ast.Assign, ast.AnnAssign)):
+                    targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+                    found.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, ast.Store)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("self", "cls")
+        ):
+            found.add(node.attr)
+    return {name for name in found if name.startswith("_") and not name.startswith("__")}
+
+
+def test_no_underscored_member_of_another_layer_is_reached() -> None:
+    trees = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in modules().items()}
+    defined: dict[str, set[str]] = {}
+    for name, tree in trees.items():
+        for member in private_members(tree):
+            defined.setdefault(member, set()).add(part_of(name))
+    wrong = []
+    for name, tree in trees.items():
+        own = part_of(name)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute) or node.attr not in defined:
+                continue
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                continue
+            if own not in defined[node.attr]:
+                where = ", ".join(sorted(defined[node.attr]))
+                wrong.append(f"{name}:{node.lineno} reaches {node.attr} (defined in {where})")
+    assert not wrong, "\n".join(wrong)
+
+
 def test_no_import_circle() -> None:
     edges = graph()
     done: set[str] = set()
@@ -132,3 +177,25 @@ def test_no_module_over_about_600_lines() -> None:
         if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert not long, long
+
+
+def test_every_sql_statement_is_the_stores() -> None:
+    """A store owns its file: no module outside ``spanchunk.stores`` holds SQL."""
+    import re  # noqa: PLC0415
+
+    statement = re.compile(
+        r"\b(SELECT .* FROM|INSERT (OR \w+ )?INTO|DELETE FROM|UPDATE \w+ SET|CREATE "
+        r"(TABLE|INDEX|TRIGGER)|PRAGMA \w+)\b"
+    )
+    found = []
+    for name, path in modules().items():
+        if part_of(name) == "spanchunk.stores":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and statement.search(node.value)
+            ):
+                found.append(f"{name}:{node.lineno}: {node.value[:60]!r}")
+    assert not found, "\n".join(found)

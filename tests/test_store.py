@@ -37,7 +37,7 @@ from spanchunk import (
     SqliteRegistry,
 )
 from spanchunk.stores import StoreFormatError
-from spanchunk.stores.schema import DROP_FILE_STATE_TRIGGERS, SCHEMA_VERSION
+from spanchunk.stores.schema import SCHEMA_VERSION
 
 # Child processes import spanchunk from where this process did (an install or a source tree).
 PYTHON_DIR = Path(spanchunk.__file__).resolve().parent.parent
@@ -228,30 +228,6 @@ def test_content_hashes_are_kept_with_their_documents(path: Path) -> None:
         assert reopened.content_hashes() == {"doc-b": None}
 
 
-def test_a_store_of_schema_1_is_upgraded_when_opened(path: Path) -> None:
-    tree = make_tree()
-    with SqliteRegistry(path, children=True) as store:
-        store.upsert("doc-a", tree)
-    connection = sqlite3.connect(path)
-    connection.executescript(f"{DROP_FILE_STATE_TRIGGERS} DROP TABLE file_states;")
-    for column in ("content_hash", "file_size", "file_mtime_ns", "file_ctime_ns", "file_inode"):
-        connection.execute(f"ALTER TABLE documents DROP COLUMN {column}")
-    # Schema 1 wrote leaves' child ids as a JSON array.
-    connection.execute("UPDATE chunks SET child_ids = '[]' WHERE child_ids = ''")
-    connection.execute("PRAGMA user_version = 1")
-    connection.commit()
-    connection.close()
-    with SqliteRegistry(path) as store:
-        assert list(store) == tree
-        assert store.content_hashes() == {"doc-a": None}
-        assert store.upsert("doc-a", tree, content_hash="h") is True
-    connection = sqlite3.connect(path)
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
-    leaves = connection.execute("SELECT count(*) FROM chunks WHERE child_ids = ''").fetchone()
-    connection.close()
-    assert leaves[0] == sum(1 for chunk in tree if not chunk.child_ids)
-
-
 def test_keeps_children_flag(path: Path) -> None:
     assert ParentRegistry(children=True).keeps_children
     assert not ParentRegistry().keeps_children
@@ -323,14 +299,16 @@ def test_a_file_that_is_not_a_store_is_refused_and_kept(tmp_path: Path) -> None:
     assert issubclass(StoreFormatError, ValueError)
 
 
-def test_a_later_schema_is_refused_and_nothing_is_lost(path: Path) -> None:
+@pytest.mark.parametrize("version", [0, 2, 5])
+def test_another_schema_is_refused_and_nothing_is_lost(path: Path, version: int) -> None:
     tree = make_tree()
     with SqliteRegistry(path) as store:
         store.add(tree)
+    assert SCHEMA_VERSION == 1
     connection = sqlite3.connect(path)
-    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    connection.execute(f"PRAGMA user_version = {version}")
     connection.close()
-    with pytest.raises(StoreFormatError, match=r"later spanchunk .*upgrade spanchunk"):
+    with pytest.raises(StoreFormatError, match=rf"store of schema {version}.*reads schema 1"):
         SqliteRegistry(path)
     connection = sqlite3.connect(path)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -32,8 +32,8 @@ from spanchunk import (
     RecursiveChunker,
     _core,
 )
-from spanchunk.batch import read_document
 from spanchunk.cli import main
+from spanchunk.ingest import read_document
 
 NEW_UNITS = ["word", "sentence", "passage", "page"]
 ALL_UNITS = ["char", "byte", *NEW_UNITS]

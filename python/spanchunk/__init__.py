@@ -16,13 +16,16 @@ each other, however indirectly):
 2. ``stores``: where parents are kept (``ParentStore``, ``ParentRegistry``,
    ``SqliteRegistry``) and the one implementation of swapping hits for their parents.
 3. ``retrieval``: hits into context (``assemble``, and the simple rules it chooses between).
-4. ``chunkers``: text into chunks, every level filed in a store.
-5. What is built on the rest, none of them importing another: ``batch``, ``cli``,
-   ``integrations``, and this module, which re-exports the public names.
+4. ``chunkers``: text into chunks, every level filed in a store; and this module, which
+   re-exports the public names.
+5. ``ingest``: files and folders into a store or an output (the walk, reading, document
+   ids, the stat cache, prune, ``sync``).
+6. What is built on the rest, none of them importing another: ``batch``, ``cli``,
+   ``integrations``.
 
-Names with a leading underscore stay inside their layer; what another layer needs has a
-plain name (``spanchunk.chunkers.hooks`` is what the integrations and the command line ask
-of a chunker beyond its public methods).
+Names with a leading underscore stay inside their layer, imported or reached as attributes;
+what another layer needs has a plain name (``spanchunk.chunkers.hooks`` is what the
+integrations and ingestion ask of a chunker beyond its public methods).
 """
 
 from spanchunk._core import __version__

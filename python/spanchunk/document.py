@@ -88,7 +88,7 @@ def thaw_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
     return {key: _thaw(value) for key, value in metadata.items()}
 
 
-_READ_DOCUMENT = "(from spanchunk.batch import read_document)"
+_READ_DOCUMENT = "(from spanchunk.ingest import read_document)"
 
 
 def _framework(value: object) -> str | None:
@@ -304,7 +304,7 @@ class Document:
         source = f", source={self.source!r}" if self.source is not None else ""
         return f"Document(id={self.id!r}, chars={len(self.text)}{source}, text={preview!r})"
 
-    def _chunk_metadata(self) -> Mapping[str, Any]:
+    def chunk_metadata(self) -> Mapping[str, Any]:
         """The read-only metadata every chunk of this document shares.
 
         The document's metadata plus ``"source"`` when the document has one (the ``source``

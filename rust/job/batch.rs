@@ -282,21 +282,23 @@ pub fn run(chunkers: &Chunkers, documents: &Documents<'_>, collect: &mut impl Co
         let text: &str = &decoded;
         let chunker = chunkers.of[position];
         let levels = &borrowed[chunker];
-        let source = documents.sources.map(|sources| sources[position]);
-        let (table, outline) = match tree::tree_spans_sourced(levels, text, source) {
+        let given = documents.ids.and_then(|ids| ids[position]);
+        let document_id: Cow<'_, str> = given.map_or_else(|| ids::text_id(text).into(), Cow::from);
+        // Without sources, a document's source is its id (a file's resolved path: its name
+        // tells a code level without a language the file's language, as the source does).
+        let source = documents
+            .sources
+            .map_or(&*document_id, |sources| sources[position]);
+        let (table, outline) = match tree::tree_spans_sourced(levels, text, Some(source)) {
             Ok(cut) => cut,
             Err(error) => {
                 outcome.failures.push(Some(Failure::NotChunked(error)));
                 continue;
             }
         };
-        let given = documents.ids.and_then(|ids| ids[position]);
-        let document_id: Cow<'_, str> = given.map_or_else(|| ids::text_id(text).into(), Cow::from);
         let document = Document {
             text,
-            source: documents
-                .sources
-                .map_or(&*document_id, |sources| sources[position]),
+            source,
             document_id: &document_id,
             fingerprint: &chunkers.fingerprints[chunker],
         };

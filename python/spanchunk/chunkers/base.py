@@ -513,7 +513,7 @@ class Chunker:
         the type checks that ``add`` does for callers: these are the core's own chunks)."""
         registry = self._registry
         if type(registry) is ParentRegistry:
-            registry._put(chunks, self.fingerprint())
+            registry.add_chunks(chunks, self.fingerprint())
         elif registry is not None:
             registry.add(chunks, fingerprint=self.fingerprint())
 
@@ -529,7 +529,7 @@ class Chunker:
         """Chunk objects for one document's span array; parents go to the registry. With a
         Markdown ``outline``, every chunk's metadata holds its heading path."""
         chunks = _core.build_chunks(
-            document.text, document.id, fingerprint, document._chunk_metadata(), spans, outline
+            document.text, document.id, fingerprint, document.chunk_metadata(), spans, outline
         )
         # Rows go level by level, the leaves last: a binary search finds the first leaf
         # (a numpy count costs more than the whole wrap of a small document).

@@ -106,7 +106,7 @@ def columns(
     return (
         [document.text for document in batch],
         [document.id for document in batch],
-        [document._chunk_metadata() for document in batch],
+        [document.chunk_metadata() for document in batch],
     )
 
 

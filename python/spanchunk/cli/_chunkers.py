@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import codecs
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from spanchunk.cli._parser import DEFAULT_ENCODING
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from spanchunk.cli._job import Chunkers
+    from spanchunk.chunkers import HierarchicalChunker
+    from spanchunk.ingest.formats import FileChunkers
 
 __all__ = ["make_chunkers", "run_settings", "source_file_counter"]
 
@@ -23,6 +24,34 @@ def check_settings(args: argparse.Namespace) -> None:
     Raises:
         ValueError: the message names the options and the fix.
     """
+    if args.sizes is not None:
+        given = [
+            option
+            for option, value in (
+                ("--parent-size", args.parent_size),
+                ("--child-size", args.child_size),
+            )
+            if value is not None
+        ]
+        if given:
+            raise ValueError(
+                f"--sizes gives every level's size: drop {' and '.join(given)} (or --sizes, "
+                "for two levels)"
+            )
+        if args.child_unit is not None:
+            raise ValueError(
+                "--child-unit applies to two levels: with --sizes every level is in --unit"
+            )
+        if args.merge != "boundary":
+            raise ValueError("--merge greedy applies to two levels: drop --sizes or --merge")
+        if args.overlap >= args.sizes[-1]:
+            raise ValueError(
+                f"--overlap must be smaller than the leaves' size (got {args.overlap} and "
+                f"{args.sizes[-1]}): e.g. --overlap {args.sizes[-1] // 5}"
+            )
+        return _check_encodings(args)
+    args.parent_size = 2000 if args.parent_size is None else args.parent_size
+    args.child_size = 400 if args.child_size is None else args.child_size
     for option, value, least in (
         ("--parent-size", args.parent_size, 1),
         ("--child-size", args.child_size, 1),
@@ -41,6 +70,15 @@ def check_settings(args: argparse.Namespace) -> None:
             f"--overlap must be smaller than --child-size (got {args.overlap} and "
             f"{args.child_size}): e.g. --overlap {args.child_size // 5}"
         )
+    _check_encodings(args)
+
+
+def _check_encodings(args: argparse.Namespace) -> None:
+    """Refuse an --input-encoding Python does not know, and a misused stdin.
+
+    Raises:
+        ValueError: the message names the fix.
+    """
     if args.input_encoding is not None:
         try:
             codecs.lookup(args.input_encoding)
@@ -55,6 +93,9 @@ def check_settings(args: argparse.Namespace) -> None:
         raise ValueError("PATH '-' (stdin) can be given once")
 
 
+#: The kind of code chunker that reads each file's language from its name.
+EACH_LANGUAGE = "each file's language"
+
 #: The API's names for the settings, and the command line's.
 _OPTION_NAMES = {
     "child_overlap": "--overlap",
@@ -66,8 +107,11 @@ _OPTION_NAMES = {
     "tokenizer": "--tokenizer",
     "unit": "--unit",
     "merge": "--merge",
+    "sizes": "--sizes",
 }
-_NAMES = re.compile(r"\b(" + "|".join(sorted(_OPTION_NAMES, key=len, reverse=True)) + r")\b(=?)")
+_NAMES = re.compile(
+    r"(?<![-\w])(" + "|".join(sorted(_OPTION_NAMES, key=len, reverse=True)) + r")\b(=?)"
+)
 
 
 def in_option_names(message: str) -> str:
@@ -81,9 +125,13 @@ def in_option_names(message: str) -> str:
 def run_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The settings that decide a run's chunks, by option, as a store records them."""
     token = "token" in (args.unit, args.child_unit)
+    levels: dict[str, Any] = (
+        {"sizes": list(args.sizes)}
+        if args.sizes is not None
+        else {"parent_size": args.parent_size, "child_size": args.child_size}
+    )
     return {
-        "parent_size": args.parent_size,
-        "child_size": args.child_size,
+        **levels,
         "overlap": args.overlap,
         "unit": args.unit,
         "child_unit": args.child_unit,
@@ -108,7 +156,8 @@ def _level_chunker(
         return RecursiveChunker(size, overlap=overlap, **extra, **units)  # type: ignore[arg-type]
     if kind == "markdown":
         return MarkdownChunker(size, overlap=overlap, **extra, **units)  # type: ignore[arg-type]
-    return CodeChunker(size, overlap=overlap, language=kind, **extra, **units)  # type: ignore[arg-type]
+    language = None if kind == EACH_LANGUAGE else kind
+    return CodeChunker(size, overlap=overlap, language=language, **extra, **units)  # type: ignore[arg-type]
 
 
 def _units(unit: str, args: argparse.Namespace) -> dict[str, object]:
@@ -119,7 +168,7 @@ def _units(unit: str, args: argparse.Namespace) -> dict[str, object]:
     return {"unit": unit, "encoding": args.encoding or DEFAULT_ENCODING}
 
 
-def make_chunkers(args: argparse.Namespace) -> Chunkers:
+def make_chunkers(args: argparse.Namespace) -> FileChunkers:
     """The chunkers of a run (plain, Markdown and each language's code parents), from the
     settings.
 
@@ -133,9 +182,9 @@ def make_chunkers(args: argparse.Namespace) -> Chunkers:
         raise ValueError(in_option_names(str(error))) from None
 
 
-def _make_chunkers(args: argparse.Namespace) -> Chunkers:
+def _make_chunkers(args: argparse.Namespace) -> FileChunkers:
     from spanchunk import ParentChildChunker  # noqa: PLC0415
-    from spanchunk.cli._job import Chunkers  # noqa: PLC0415
+    from spanchunk.ingest.formats import FileChunkers  # noqa: PLC0415
 
     if args.unit != "token" and (args.tokenizer or args.encoding):
         given = "--tokenizer" if args.tokenizer else "--encoding"
@@ -143,16 +192,18 @@ def _make_chunkers(args: argparse.Namespace) -> Chunkers:
             raise ValueError(f"{given} applies to token units only: add --unit token")
     parent_units = _units(args.unit, args)
     child_unit = args.child_unit or args.unit
-    chunkers = []
+    chunkers: list[HierarchicalChunker] = []
     greedy = args.merge == "greedy"
-    for kind in (None, "markdown", *_languages(args)):
+    for kind in (None, "markdown", *_languages(args)) if args.sizes is not None else ():
+        chunkers.append(_tree_chunker(args, kind, parent_units))
+    for kind in (None, "markdown", *_languages(args)) if args.sizes is None else ():
         child_chunker = None
         parent_chunker: object = None
         language = None
         if kind == "markdown":
             parent_chunker = "markdown"
         elif kind is not None:
-            parent_chunker, language = "code", kind
+            parent_chunker, language = "code", (None if kind == EACH_LANGUAGE else kind)
         if greedy or (args.child_unit is not None and args.child_unit != args.unit):
             child_chunker = _level_chunker(
                 args.child_size, args.overlap, _units(child_unit, args), kind, args.merge
@@ -173,8 +224,11 @@ def _make_chunkers(args: argparse.Namespace) -> Chunkers:
     encoding = args.input_encoding
     if encoding is not None and codecs.lookup(encoding).name == "utf-8":
         encoding = None  # UTF-8 is what the core reads
-    code = tuple(zip(_languages(args), chunkers[2:], strict=True))
-    return Chunkers(
+    code = tuple(
+        (None if kind == EACH_LANGUAGE else kind, chunker)
+        for kind, chunker in zip(_languages(args), chunkers[2:], strict=True)
+    )
+    return FileChunkers(
         chunkers[0],
         chunkers[1],
         args.format,
@@ -182,6 +236,28 @@ def _make_chunkers(args: argparse.Namespace) -> Chunkers:
         encoding,
         code,
         _language(args),
+    )
+
+
+def _tree_chunker(
+    args: argparse.Namespace, kind: str | None, units: dict[str, object]
+) -> HierarchicalChunker:
+    """The chunker of ``--sizes`` for one kind of file: its structure (Markdown sections,
+    code definitions) at the top level, the separators below."""
+    from spanchunk import HierarchicalChunker  # noqa: PLC0415
+
+    top: Literal["markdown", "code"] | None = None
+    language = None
+    if kind == "markdown":
+        top = "markdown"
+    elif kind is not None:
+        top, language = "code", (None if kind == EACH_LANGUAGE else kind)
+    return HierarchicalChunker(
+        list(args.sizes),
+        args.overlap,
+        chunkers=[top, *([None] * (len(args.sizes) - 1))],
+        language=language,
+        **units,  # type: ignore[arg-type]
     )
 
 
@@ -220,12 +296,12 @@ def source_file_counter(args: argparse.Namespace) -> Callable[[Iterable[str]], i
 
 
 def _languages(args: argparse.Namespace) -> tuple[str, ...]:
-    """The languages a run cuts as code: every one with --format code (one with --language),
-    none with auto, text or markdown (the parse costs about 10x plain cutting: asked for,
-    never by default)."""
-    from spanchunk.chunkers.code import LANGUAGES  # noqa: PLC0415
-
+    """The code chunkers of a run: with --format code, the one of --language, or one that
+    reads each file's language from its name (``EACH_LANGUAGE``: a code chunker without a
+    language, as the API's ``ParentChildChunker(parent_chunker="code")`` is, so the two give
+    the same ids); none with auto, text or markdown (the parse costs about 10x plain
+    cutting: asked for, never by default)."""
     if args.format != "code":
         return ()
     language = _language(args)
-    return (language,) if language is not None else tuple(LANGUAGES)
+    return (language,) if language is not None else (EACH_LANGUAGE,)

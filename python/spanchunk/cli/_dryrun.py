@@ -3,7 +3,9 @@
 Each file the run would look at gets one line: ``add`` (a new document), ``replace`` (a
 store's document whose file changed), ``unchanged`` (a store's document whose file did not:
 not cut again), ``skip`` (binary, not text, unreadable; with the reason), and, into a store,
-``prune`` for the documents ``--prune`` would remove (``gone`` without it). A last line
+``prune`` for the documents ``--prune`` would remove (``gone`` without it; ``keep`` for
+those under a PATH or folder that cannot be read, which only ``--prune=all`` removes).
+Paths are shown on one line each (``ingest.files.shown``). A last line
 counts them. Files are read only as far as deciding needs: a store's files whose recorded
 state holds are not read, a binary no further than its first 8 KB, text whole (to check
 that it is text and, for a store, to hash it). The output is never opened for writing, no
@@ -12,72 +14,66 @@ lock is taken and no temporary file is made.
 
 from __future__ import annotations
 
-import argparse
+import os
 import sys
 from collections import Counter
 from typing import TYPE_CHECKING
 
 from spanchunk import _core
-from spanchunk.cli._files import MISSING, File, Globs, iter_files
-from spanchunk.cli._output import OwnFiles, Target
+from spanchunk.ingest.files import MISSING, File, iter_files, shown
+from spanchunk.ingest.output import OutputError, OwnFiles
+from spanchunk.ingest.prune import covered_by, gone_documents, under
+from spanchunk.ingest.reading import Skip, content_hash, read_source
 
 if TYPE_CHECKING:
-    from spanchunk.cli._job import Chunkers
-    from spanchunk.cli._store import StoreJob
-    from spanchunk.cli._writers import Writer
+    from spanchunk.cli import ChunkRun
+    from spanchunk.ingest.statcache import StoreJob
     from spanchunk.stores.sqlite import SqliteRegistry
 
 __all__ = ["DryRun"]
 
 #: The actions a dry run counts, in the order its last line gives them.
-ACTIONS = ("add", "replace", "unchanged", "prune", "gone", "skip")
+ACTIONS = ("add", "replace", "unchanged", "prune", "gone", "keep", "skip")
 
 
 class DryRun:
     """One dry run: the files a run would look at, and what it would do with each."""
 
-    def __init__(
-        self,
-        args: argparse.Namespace,
-        chunkers: Chunkers,
-        target: Target,
-        kind: type[Writer],
-        globs: Globs,
-    ) -> None:
-        self.args = args
-        self.chunkers = chunkers
-        self.target = target
-        self.kind = kind
-        self.globs = globs
+    def __init__(self, run: ChunkRun) -> None:
+        self.run_settings = run
         self.counts: Counter[str] = Counter()
         self.missing: list[str] = []
+        self.unreachable: list[str] = []
         self.job: StoreJob | None = None
         self.store: SqliteRegistry | None = None
 
     def say(self, action: str, path: str, why: str = "") -> None:
-        """One line of the listing."""
+        """One line of the listing (the path on one line: see ``ingest.files.shown``)."""
         self.counts[action] += 1
-        print(f"{action:<9} {path}" + (f"  ({why})" if why else ""), file=sys.stdout)
+        print(f"{action:<9} {shown(path)}" + (f"  ({why})" if why else ""), file=sys.stdout)
 
     def run(self, stdin: File | None) -> int:
         """List what the run would do; the exit status it would have (0, or 1 for a missing
         PATH or nothing to chunk; 2 for a store it could not update)."""
+        settings = self.run_settings
         refused = self._open_store()
         if refused is not None:
             print(f"spanchunk: error: {refused}", file=sys.stderr)
             return 2
-        named = set(self.args.paths)
+        named = set(settings.paths)
 
         def report_skip(path: str, reason: str, message: str) -> None:
             if reason == MISSING and path in named:
                 self.missing.append(path)
+            if (reason == MISSING and path in named) or reason == "unreadable":
+                self.unreachable.append(os.path.realpath(path))
             self.say("skip", path, message)
 
-        paths = [path for path in self.args.paths if path != "-"]
-        files = list(iter_files(paths, self.globs, report_skip))
+        paths = [path for path in settings.paths if path != "-"]
+        files = list(iter_files(paths, settings.globs, report_skip))
         if stdin is not None:
             files.append(stdin)
-        own = OwnFiles(self.target)
+        own = OwnFiles(settings.target)
         listed: set[str] = set()
         for file in files:
             if file in own:
@@ -86,7 +82,7 @@ class DryRun:
                 listed.add(self._file(file))
         self._gone(paths, listed)
         said = ", ".join(f"{self.counts[a]} {a}" for a in ACTIONS if self.counts[a])
-        where = "stdout" if self.target.path == "-" else self.target.given
+        where = "stdout" if settings.target.path == "-" else settings.target.given
         print(f"dry run into {where}: {said or 'nothing to do'}; nothing written")
         if self.missing:
             print(f"spanchunk: error: PATH not found: {', '.join(self.missing)}", file=sys.stderr)
@@ -96,45 +92,45 @@ class DryRun:
 
     def _open_store(self) -> str | None:
         """Open an existing store read for its documents; why it cannot take the run."""
-        from spanchunk.cli._output import OutputError  # noqa: PLC0415
-        from spanchunk.cli._store import (  # noqa: PLC0415
+        from spanchunk.cli._writers import SqliteWriter  # noqa: PLC0415
+        from spanchunk.ingest.statcache import (  # noqa: PLC0415
+            SkippedFile,
             StoreJob,
             check_store_settings,
             fresh_states,
-            read_skipped,
             run_fingerprint,
         )
-        from spanchunk.cli._writers import SqliteWriter  # noqa: PLC0415
         from spanchunk.stores.sqlite import SqliteRegistry  # noqa: PLC0415
 
-        if self.kind is not SqliteWriter or not self.target.exists:
+        settings = self.run_settings
+        if settings.kind is not SqliteWriter or not settings.target.exists:
             return None
         try:
-            self.store = SqliteRegistry(self.target.path, create=False)
+            self.store = SqliteRegistry(settings.target.path, create=False)
         except ValueError as error:
-            return f"-o {self.target.given}: {error}"
+            return f"-o {settings.target.given}: {error}"
         try:
             check_store_settings(
-                self.store, self.target.given, self.chunkers, run_fingerprint(self.chunkers)
+                self.store,
+                settings.target.given,
+                settings.chunkers,
+                run_fingerprint(settings.chunkers),
             )
         except OutputError as error:
             self.store.close()
             return str(error)
-        states = self.store._file_states()
+        states = self.store.file_states()
         self.job = StoreJob(
-            self.chunkers,
+            settings.chunkers,
             {document_id: digest for document_id, digest, *_ in states},
             fresh_states(states),
-            read_skipped(self.store),
+            {row[0]: SkippedFile(*row) for row in self.store.skipped_rows()},
         )
         return None
 
     def _file(self, file: File) -> str:
         """Say what the run would do with one file; its document id."""
-        from spanchunk.cli._job import read_in_python  # noqa: PLC0415
-        from spanchunk.cli._store import content_hash, file_document_id  # noqa: PLC0415
-
-        document_id = file_document_id(file)
+        document_id = file.document_id()
         job = self.job
         if job is not None:
             if job.unchanged(file, document_id):
@@ -144,28 +140,43 @@ class DryRun:
             if record is not None:
                 self.say("skip", file.path, record.message)
                 return document_id
-        data = read_in_python(file, self.chunkers.input_encoding)
-        if isinstance(data, tuple):
-            self.say("skip", file.path, data[1])
+        read = read_source(file, self.run_settings.chunkers.input_encoding)
+        if isinstance(read, Skip):
+            self.say("skip", file.path, read.message)
             return document_id
+        data = read[0]
         problem = _core.text_problem(data)
         if problem is not None:
             self.say("skip", file.path, problem)
         elif job is None or document_id not in job.stored:
             self.say("add", file.path)
-        elif self.chunkers.input_encoding is None and job.stored[document_id] == content_hash(data):
+        elif job.stored[document_id] == content_hash(data):
             self.say("unchanged", file.path)
         else:
             self.say("replace", file.path)
         return document_id
 
     def _gone(self, paths: list[str], listed: set[str]) -> None:
-        """Say which of a store's documents the run would prune (or count as gone)."""
-        from spanchunk.cli._store import covered_by, gone_documents  # noqa: PLC0415
-
+        """Say which of a store's documents the run would prune (or count as gone), by
+        their paths as the listing gives the others (relative to the working folder when
+        inside it)."""
         if self.store is None or self.job is None:
             return
-        covers = covered_by(paths, self.globs)
-        for document_id in gone_documents(list(self.job.stored), listed, covers):
-            self.say("prune" if self.args.prune else "gone", document_id)
+        settings = self.run_settings
+        covers = covered_by(paths, settings.globs)
+        inside = under(self.unreachable) if self.unreachable and settings.prune != "all" else None
+        gone, kept = gone_documents(list(self.job.stored), listed, covers, inside)
+        for document_id in gone:
+            self.say("prune" if settings.prune else "gone", _relative(document_id))
+        for document_id in kept:
+            self.say("keep", _relative(document_id), "under a PATH or folder that cannot be read")
         self.store.close()
+
+
+def _relative(path: str) -> str:
+    """``path`` relative to the working folder when it lies inside it, else as it is."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
+    return path if relative.startswith(os.pardir) else relative

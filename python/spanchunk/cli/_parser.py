@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from spanchunk.cli._writers import PARQUET_COMPRESSIONS
 
-__all__ = ["DEFAULT_ENCODING", "UNITS", "build_parser", "default_workers", "package_version"]
+__all__ = ["DEFAULT_ENCODING", "UNITS", "build_parser", "package_version"]
 
 DEFAULT_ENCODING = "o200k_base"
 UNITS = ("char", "byte", "token", "word", "sentence", "passage", "page")
@@ -60,12 +60,32 @@ def _workers(value: str) -> int:
     return workers
 
 
-def default_workers() -> int:
-    """Every core this process may run on."""
+def _prune(value: str) -> bool | str:
+    if value != "all":
+        raise argparse.ArgumentTypeError(f"--prune takes no value or 'all', got {value!r}")
+    return value
+
+
+def _sizes(value: str) -> tuple[int, ...]:
     try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+        sizes = tuple(int(part) for part in value.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a list of sizes: {value!r} (e.g. 1600,400,100)"
+        ) from None
+    if len(sizes) < 2:
+        raise argparse.ArgumentTypeError(f"two sizes or more, the top first, got {value!r}")
+    return sizes
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
+    if not seconds >= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return seconds
 
 
 DESCRIPTION = """\
@@ -184,16 +204,25 @@ def build_parser() -> argparse.ArgumentParser:
     sizes.add_argument(
         "--parent-size",
         type=int,
-        default=2000,
+        default=None,
         metavar="N",
         help="largest parent chunk, in units (default: 2000)",
     )
     sizes.add_argument(
         "--child-size",
         type=int,
-        default=400,
+        default=None,
         metavar="N",
         help="largest child chunk, in child units; less than --parent-size (default: 400)",
+    )
+    sizes.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=None,
+        metavar="N,N,...",
+        help="every level's largest chunk, the top first, for three levels or more (e.g. "
+        "1600,400,100: each chunk inside one of the level above, the last the leaves); "
+        "instead of --parent-size and --child-size",
     )
     sizes.add_argument(
         "--overlap",
@@ -319,9 +348,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chunk.add_argument(
         "--prune",
-        action="store_true",
+        nargs="?",
+        const=True,
+        default=False,
+        choices=(True, "all"),
+        type=_prune,
+        metavar="all",
         help="with a .sqlite store: remove the documents whose files are gone (those under "
-        "the PATHs given, resolved, and picked by the globs)",
+        "the PATHs given, resolved, and picked by the globs). A PATH that does not exist or "
+        "a folder that cannot be listed keeps its documents (the summary counts them); "
+        "--prune=all removes those too",
+    )
+    chunk.add_argument(
+        "--lock-timeout",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="wait at most SECONDS for another run writing the same output (default: as "
+        "long as it takes; the wait is said on stderr)",
     )
     chunk.add_argument(
         "-j",

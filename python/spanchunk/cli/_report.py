@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from typing import TYPE_CHECKING, Any, TextIO
 
 from spanchunk import _core
+from spanchunk.ingest.files import OWN_OUTPUT, shown
 
 if TYPE_CHECKING:
-    from spanchunk.cli._job import BatchResult
+    from spanchunk.ingest.report import SyncReport
 
 # Skipped files of these kinds are counted, and listed only with --verbose: a source tree can
 # hold thousands of binaries, and a line for each buried the messages that matter.
-#: The kind a file of the run's own output found inside a folder is counted as.
-OWN_OUTPUT = "own output"
 QUIET_KINDS = frozenset({"binary", OWN_OUTPUT})
 
 # The progress bar is drawn for runs that take a while, on a terminal only.
@@ -43,67 +41,24 @@ UNIT_WORDS = {
 
 def unit_names(args: Any) -> tuple[str, ...]:
     """The unit of each level of a run, the leaves first (the children's, the parents')."""
+    if getattr(args, "sizes", None):
+        return (args.unit,) * len(args.sizes)
     return (args.child_unit or args.unit, args.unit)
 
 
-class Totals:
-    """What a run did, for the summary (``store``: into a SQLite store; ``units``: each
-    level's unit, the leaves first)."""
-
-    def __init__(self, *, store: bool = False, units: tuple[str, ...] = ("char", "char")) -> None:
-        self.units = units
-        #: The PATHs named on the command line that do not exist.
-        self.missing: list[str] = []
-        self.documents = 0
-        self.parents = 0
-        self.children = 0
-        self.bytes_read = 0
-        self.skipped: Counter[str] = Counter()
-        #: The size of every chunk in its level's unit, by level (ordered in the core for
-        #: the percentiles).
-        self.sizes = _core.ChunkSizes()
-        #: Into a SQLite store: what became of each document.
-        self.store = store
-        self.added = 0
-        self.replaced = 0
-        self.unchanged = 0
-        self.pruned = 0
-        #: Documents whose files are gone, kept because the run had no --prune.
-        self.gone = 0
-        #: Source files (``.py``, ``.rs``, ...) that ``--format auto`` cut as plain text.
-        self.source_as_text = 0
-
-    def add_batch(self, result: BatchResult) -> None:
-        """Count what one batch did (its skipped files are counted as they are reported)."""
-        self.documents += result.documents
-        self.bytes_read += result.bytes_read
-        self.added += result.added
-        self.replaced += result.replaced
-        self.unchanged += result.unchanged
-        self.add_chunks(result.sizes)
-
-    def add_chunks(self, sizes: _core.ChunkSizes) -> None:
-        """Count one batch's chunks (the char length of each, by level)."""
-        leaves = sizes.count(0)
-        self.children += leaves
-        self.parents += sum(sizes.count(level) for level in range(1, sizes.levels()))
-        self.sizes.merge(sizes)
-
-
 class Reporter:
-    """Messages about skipped files, and a tqdm progress bar on a terminal."""
+    """Messages about skipped files, and a tqdm progress bar on a terminal: the command
+    line's ``ingest.Progress``."""
 
-    def __init__(self, stream: TextIO, *, verbose: bool, totals: Totals) -> None:
+    def __init__(self, stream: TextIO, *, verbose: bool) -> None:
         self.stream = stream
         self.verbose = verbose
-        self.totals = totals
         self._bar: Any = None
 
     def skip(self, path: str, kind: str, message: str) -> None:
-        """Count a skipped path; say so unless it is a quiet kind (and not --verbose)."""
-        self.totals.skipped[kind] += 1
+        """Say a path is skipped, unless it is a quiet kind (and not --verbose)."""
         if self.verbose or kind not in QUIET_KINDS:
-            self.say(f"spanchunk: skipped {path}: {message}")
+            self.say(f"spanchunk: skipped {shown(path)}: {message}")
 
     def say(self, message: str) -> None:
         """Print a line without garbling the progress bar."""
@@ -112,7 +67,7 @@ class Reporter:
         else:
             print(message, file=self.stream, flush=True)
 
-    def draws_bar(self) -> bool:
+    def wants_totals(self) -> bool:
         """Whether a run may draw a progress bar (stderr is a terminal): its files are
         listed before the run starts, for the bar's totals."""
         return _isatty(self.stream)
@@ -121,7 +76,7 @@ class Reporter:
         """Draw a progress bar when stderr is a terminal and the run is not tiny. The bar
         counts files (skipped ones too, so it ends full) and shows the text read: a tree's
         binaries, skipped unread, had made a bar of bytes jump."""
-        if not self.draws_bar() or (
+        if not self.wants_totals() or (
             files < PROGRESS_MIN_FILES and total_bytes < PROGRESS_MIN_BYTES
         ):
             return
@@ -159,14 +114,19 @@ def _percentiles(sizes: _core.ChunkSizes, level: int) -> str:
     return f"p50 {p50}, p90 {p90}, p99 {p99}, max {largest}"
 
 
-def summary(totals: Totals, elapsed: float) -> str:
-    """The summary lines: counts, skipped by reason, chunk sizes per level, MB/s."""
-    megabytes = totals.bytes_read / 1e6
-    rate = megabytes / elapsed if elapsed > 0 else 0.0
+def summary(totals: SyncReport, units: tuple[str, ...], elapsed: float) -> str:
+    """The summary lines: counts, skipped by reason, chunk sizes per level, MB/s of the
+    text cut (a store's unchanged documents are counted, not timed: they were not read)."""
+    cut = totals.bytes_read - totals.unchanged_bytes
+    rate = cut / 1e6 / elapsed if elapsed > 0 else 0.0
     lines = [
         f"spanchunk: {totals.documents} documents, {totals.parents} parents, "
-        f"{totals.children} children, {megabytes:.1f} MB in {elapsed:.2f} s ({rate:.1f} MB/s)"
+        f"{totals.children} children, {totals.bytes_read / 1e6:.1f} MB"
     ]
+    if totals.unchanged and cut == 0:
+        lines[0] += f" unchanged, in {elapsed:.2f} s"
+    else:
+        lines[0] += f" in {elapsed:.2f} s ({rate:.1f} MB/s of text cut)"
     if totals.skipped:
         reasons = ", ".join(f"{count} {kind}" for kind, count in sorted(totals.skipped.items()))
         lines[0] += f", {totals.skipped.total()} skipped ({reasons})"
@@ -177,6 +137,13 @@ def summary(totals: Totals, elapsed: float) -> str:
         )
         if totals.gone:
             line += f"; {totals.gone} whose files are gone kept (add --prune to remove them)"
+        if totals.stale:
+            line += f"; {totals.stale} whose files were skipped this time keep their last version"
+        if totals.unreachable:
+            line += (
+                f"; {totals.unreachable} under a PATH or folder that could not be read kept "
+                "(--prune=all removes them)"
+            )
         lines.append(line)
     if totals.source_as_text:
         lines.append(
@@ -187,7 +154,7 @@ def summary(totals: Totals, elapsed: float) -> str:
     for level in range(top, -1, -1):
         if totals.sizes.count(level):
             name = "children" if level == 0 else ("parents" if top == 1 else f"level {level}")
-            unit = totals.units[min(level, len(totals.units) - 1)]
+            unit = units[min(level, len(units) - 1)]
             words = UNIT_WORDS.get(unit, unit)
             lines.append(f"spanchunk:   {name} ({words}): {_percentiles(totals.sizes, level)}")
     return "\n".join(lines)

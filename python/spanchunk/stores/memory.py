@@ -56,7 +56,7 @@ class ParentRegistry:
         # document id -> digest of the set its last upsert stored (None: changed by add).
         self._digests: dict[str, str | None] = {}
         # (document id, level) -> {index: chunk}, built by ``window`` on demand and dropped
-        # by every write, so the chunkers' hot path (``_put``) pays one store for it.
+        # by every write, so the chunkers' hot path (``add_chunks``) pays one store for it.
         self._positions: dict[tuple[str, int], dict[int, Chunk]] | None = None
         if chunks is not None:
             self.add(chunks)
@@ -85,10 +85,12 @@ class ParentRegistry:
             ValueError: ``fingerprint`` differs from the one recorded.
         """
         items = checked_chunks(chunks, "ParentRegistry.add")
-        self._put(items, check_fingerprint(fingerprint))
+        self.add_chunks(items, check_fingerprint(fingerprint))
 
-    def _put(self, chunks: list[Chunk], fingerprint: str | None = None) -> None:
-        """Store chunks known to be ``Chunk`` objects (the chunkers' own output)."""
+    def add_chunks(self, chunks: list[Chunk], fingerprint: str | None = None) -> None:
+        """Store chunks known to be ``Chunk`` objects (the chunkers' own output): ``add``
+        without its checks of each item, under ``fingerprint`` (recorded by the first call
+        that passes one; a later call with another raises ``ValueError``)."""
         # A plain loop: about 0.2 us for a short document's parents, where building the
         # pairs for ``dict.update`` cost 0.7 (measured; this is once per chunked document).
         stored = self._chunks
@@ -136,7 +138,7 @@ class ParentRegistry:
             if self._digests.get(document_id) == wanted:
                 return False
             self._remove_document(document_id)
-            self._put(items, offered)
+            self.add_chunks(items, offered)
             if items:
                 self._digests[document_id] = wanted
             return True

@@ -6,27 +6,19 @@ line's bulk load of a new store (``_core.StoreWriter``) runs the ``BULK_*`` stat
 
 from __future__ import annotations
 
-#: Schema 2 added ``documents.content_hash``; schema 3 the state of the document's file
-#: when the command line last read it (``file_size``, ``file_mtime_ns``, ``file_ctime_ns``,
-#: ``file_inode``: its stat cache), and new files of schema 3 keep the chunk ids unique by an
-#: index (``ID_INDEX``). A file of an older schema is upgraded when opened (one ``ALTER
-#: TABLE`` per column, nothing rewritten).
-#: Schema 4 records the files the command line skipped (``skipped_files``: binary, not
-#: UTF-8), with their state, so a re-run does not read them again.
-#: Schema 5 keeps a snapshot of the file states of both tables (``file_states``), which the
-#: command line's re-run reads in one fetch, and triggers that delete it on any change.
-SCHEMA_VERSION = 5
+#: The store's format. A file of any other schema is refused, naming both (the format has
+#: had one version: no upgrade code).
+SCHEMA_VERSION = 1
 #: ``PRAGMA application_id`` of a spanchunk store: "spch" as a big-endian int.
 APPLICATION_ID = int.from_bytes(b"spch", "big")
 
 #: The index ``window``, ``delete_document`` and ``upsert`` look documents up by (a bulk
 #: load into a new file keeps it: see ``BULK_LOAD_SETUP``).
 POSITION_INDEX = "CREATE INDEX IF NOT EXISTS chunks_position ON chunks (document_id, level, idx)"
-#: Chunk ids are unique. Schema 3 says so with this index instead of a ``UNIQUE`` column
-#: constraint (whose index SQLite makes itself and cannot drop): the same index and the same
-#: conflicts, but a bulk load can build it once at the end, from the sorted ids, instead of
-#: inserting ids in random order (a third of a new store's time). Files of schemas 1 and 2
-#: keep their constraint.
+#: Chunk ids are unique: this index, not a ``UNIQUE`` column constraint (whose index SQLite
+#: makes itself and cannot drop): the same index and the same conflicts, but a bulk load
+#: can build it once at the end, from the sorted ids, instead of inserting ids in random
+#: order (a third of a new store's time).
 ID_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS chunks_id ON chunks (id)"
 #: Files the command line skipped, by resolved path: why (the summary's kind and the
 #: message) and their state when they were looked at, as ``documents`` records it.
@@ -42,7 +34,7 @@ SKIPPED_FILES = """CREATE TABLE IF NOT EXISTS skipped_files (
 #: The snapshot of the file states ``documents`` and ``skipped_files`` record: one row, the
 #: two tables' states each as one value (the format ``rust/store/snapshot.rs`` reads), which
 #: a re-run into the store reads in one fetch instead of a row a file (the rows of a tree of
-#: 80,000 files through ``sqlite3`` had been the larger half of its re-run). It is a cache:
+#: 80,000 files through ``sqlite3`` are the larger half of its re-run). It is a cache:
 #: the triggers below delete it on any change to the states (whoever writes: the command
 #: line, ``SqliteRegistry``, another program), and a run that finds none reads the rows and
 #: writes it again (``WRITE_FILE_STATES``), so a stale snapshot is never read.
@@ -131,16 +123,6 @@ UPSERT_ROW = (
     "end_byte = excluded.end_byte, parent_id = excluded.parent_id, "
     "child_ids = excluded.child_ids, metadata = excluded.metadata"
 )
-#: The columns each schema upgrade adds to ``documents``, by the version that added them.
-DOCUMENT_COLUMNS = {
-    2: ("content_hash TEXT",),
-    3: (
-        "file_size INTEGER",
-        "file_mtime_ns INTEGER",
-        "file_ctime_ns INTEGER",
-        "file_inode INTEGER",
-    ),
-}
 #: A document's row as the command line writes it: id, content hash, and the state of its
 #: file (None where it is not to be trusted next time); the digest is left unknown.
 UPSERT_DOCUMENT = (

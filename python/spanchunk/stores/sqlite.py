@@ -7,7 +7,7 @@ Speed: ``benches/NOTES.md``, under ``python/spanchunk/stores/sqlite.py``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
 from spanchunk.chunk import Chunk
 from spanchunk.stores.codec import chunks_of, rows_of
@@ -17,13 +17,10 @@ from spanchunk.stores.protocol import (
     checked_chunks,
     digest,
     document_chunks,
-    fingerprint_conflict,
 )
-from spanchunk.stores.schema import REFRESH_FILE_STATE, SELECT, UPSERT_ROW
-from spanchunk.stores.sqlite_file import SqliteFile, StoreFormatError, file_system_errno
-
-if TYPE_CHECKING:
-    import sqlite3
+from spanchunk.stores.records import FileRecords, replace_rows
+from spanchunk.stores.schema import SELECT, UPSERT_ROW
+from spanchunk.stores.sqlite_file import StoreFormatError, file_system_errno
 
 __all__ = ["SqliteRegistry", "StoreFormatError", "file_system_errno"]
 
@@ -32,7 +29,7 @@ __all__ = ["SqliteRegistry", "StoreFormatError", "file_system_errno"]
 _BATCH = 500
 
 
-class SqliteRegistry(SqliteFile):
+class SqliteRegistry(FileRecords):
     """Chunks kept in one SQLite file (WAL mode), so other processes, or this one after a
     restart, can swap hits for their parents.
 
@@ -106,15 +103,6 @@ class SqliteRegistry(SqliteFile):
         True
     """
 
-    def _record_fingerprint(self, connection: sqlite3.Connection, offered: str | None) -> None:
-        if offered is None:
-            return
-        row = connection.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
-        if row is None:
-            connection.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (offered,))
-        elif row[0] != offered:
-            raise fingerprint_conflict("SqliteRegistry", row[0], offered)
-
     # ---------------------------------------------------------------- ParentStore
 
     @property
@@ -153,7 +141,7 @@ class SqliteRegistry(SqliteFile):
         rows = rows_of(items)  # encoding errors come before any write
         documents = [(document_id,) for document_id in {row[2]: None for row in rows}]
         with self._write() as connection:
-            self._record_fingerprint(connection, offered)
+            self.record_fingerprint(connection, offered)
             connection.executemany(UPSERT_ROW, rows)
             # Chunks added by id make the document's recorded set unknown: the next upsert of
             # it rewrites (an upsert skips only a set it wrote itself).
@@ -220,87 +208,9 @@ class SqliteRegistry(SqliteFile):
             return False
         rows = rows_of(items)
         with self._write() as connection:
-            self._record_fingerprint(connection, offered)
-            self._replace(connection, document_id, rows, wanted, content_hash)
+            self.record_fingerprint(connection, offered)
+            replace_rows(connection, document_id, rows, wanted, content_hash)
         return True
-
-    @staticmethod
-    def _replace(
-        connection: sqlite3.Connection,
-        document_id: str,
-        rows: list[tuple[Any, ...]],
-        chunk_digest: str | None,
-        content_hash: str | None,
-        *,
-        stored: bool = True,
-        file_state: tuple[int, int, int, int] | None = None,
-    ) -> None:
-        """Inside a write transaction: one document's rows replace its stored ones (none:
-        the document goes). ``stored=False``: the caller knows it has none. ``file_state``:
-        the (size, mtime_ns, ctime_ns, inode) of the file read, for the command line's next
-        run (None: unknown, the next run reads the file)."""
-        if stored:
-            connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
-        if not rows and content_hash is None:
-            connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
-            return
-        # With a content hash, a source with no chunks (an empty file) stays known.
-        connection.executemany(UPSERT_ROW, rows)
-        connection.execute(
-            "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO "
-            "UPDATE SET digest = excluded.digest, content_hash = excluded.content_hash, "
-            "file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns, "
-            "file_ctime_ns = excluded.file_ctime_ns, file_inode = excluded.file_inode",
-            (document_id, chunk_digest, content_hash, *(file_state or (None,) * 4)),
-        )
-
-    def _replace_documents(
-        self,
-        documents: Iterable[
-            tuple[str, list[tuple[Any, ...]], str | None, bool, tuple[int, int, int, int] | None]
-        ],
-        deleted: Iterable[str] = (),
-        *,
-        fingerprint: str | None = None,
-        refreshed: Iterable[tuple[int, int, int, int, str]] = (),
-    ) -> None:
-        """For bulk writers (the command line): many documents replaced and others removed
-        in one transaction. Each document comes as (id, its rows as ``codec.rows_of`` makes them,
-        content hash, whether the store holds it now, its file's state); its chunk digest is
-        left unknown, so a later ``upsert`` rewrites. ``refreshed``: (size, mtime_ns,
-        ctime_ns, inode, id) of unchanged documents whose files' state is recorded anew."""
-        offered = check_fingerprint(fingerprint)
-        with self._write() as connection:
-            self._record_fingerprint(connection, offered)
-            for document_id, rows, content_hash, stored, file_state in documents:
-                self._replace(
-                    connection,
-                    document_id,
-                    rows,
-                    None,
-                    content_hash,
-                    stored=stored,
-                    file_state=file_state,
-                )
-            connection.executemany(REFRESH_FILE_STATE, refreshed)
-            for document_id in deleted:
-                connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
-                connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
-
-    def _file_states(
-        self,
-    ) -> list[tuple[str, str | None, int | None, int | None, int | None, int | None]]:
-        """(id, content hash, file size, mtime_ns, ctime_ns, inode) of every document, in one
-        query: what the command line compares a file's state with before reading it."""
-        with self._lock:
-            return (
-                self._conn()
-                .execute(
-                    "SELECT document_id, content_hash, file_size, file_mtime_ns, "
-                    "file_ctime_ns, file_inode FROM documents"
-                )
-                .fetchall()
-            )
 
     def content_hashes(self) -> dict[str, str | None]:
         """The ``content_hash`` recorded with each document (None where its last write gave

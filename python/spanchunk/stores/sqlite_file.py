@@ -14,16 +14,7 @@ from contextlib import contextmanager, suppress
 from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from spanchunk.stores.schema import (
-    APPLICATION_ID,
-    DOCUMENT_COLUMNS,
-    FILE_STATE_TRIGGER_STATEMENTS,
-    FILE_STATES,
-    PAGE_SIZE,
-    SCHEMA,
-    SCHEMA_VERSION,
-    SKIPPED_FILES,
-)
+from spanchunk.stores.schema import APPLICATION_ID, PAGE_SIZE, SCHEMA, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import sqlite3
@@ -263,46 +254,16 @@ class SqliteFile:
                 f"{path} is an SQLite database but not a spanchunk store: pass the path of a "
                 "store made by SqliteRegistry, or a new path to make one"
             )
-        if version > SCHEMA_VERSION:
+        if version != SCHEMA_VERSION:
             raise StoreFormatError(
-                f"{path} was written by a later spanchunk (store schema {version}; this one "
-                f"reads schema {SCHEMA_VERSION} and older): upgrade spanchunk "
-                "(pip install -U spanchunk) to open it"
+                f"{path} is a spanchunk store of schema {version}, which this spanchunk does "
+                f"not read (it reads schema {SCHEMA_VERSION}): chunk the files again into a new "
+                "store, or open it with the spanchunk that wrote it"
             )
         if exists:
             mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
             if mode != "wal":
                 connection.execute("PRAGMA journal_mode = WAL")
-        if version < SCHEMA_VERSION:
-            self._upgrade(connection)
-
-    def _upgrade(self, connection: sqlite3.Connection) -> None:
-        """An older schema to this one: the documents' columns and the tables it lacks, and
-        the snapshot's triggers (one transaction)."""
-        import sqlite3  # noqa: PLC0415  (imported by the first store opened: 4 ms of startup)
-
-        try:
-            connection.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as error:
-            raise self._busy(error) from error
-        try:
-            # Checked inside the lock: another process may have upgraded the file meanwhile.
-            version = connection.execute("PRAGMA user_version").fetchone()[0]
-            if version < SCHEMA_VERSION:
-                present = {row[1] for row in connection.execute("PRAGMA table_info(documents)")}
-                for added_in, columns in DOCUMENT_COLUMNS.items():
-                    for column in columns:
-                        if version < added_in and column.split()[0] not in present:
-                            connection.execute(f"ALTER TABLE documents ADD COLUMN {column}")
-                connection.execute(SKIPPED_FILES)
-                connection.execute(FILE_STATES)
-                for trigger in FILE_STATE_TRIGGER_STATEMENTS:
-                    connection.execute(trigger)
-                connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        connection.execute("COMMIT")
 
     def _conn(self) -> sqlite3.Connection:
         """The connection of this process (a forked child opens its own)."""

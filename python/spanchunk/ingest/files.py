@@ -1,4 +1,4 @@
-"""Picking the files of a run: folders walked in sorted order, globs, and what is skipped.
+"""The walk: the files of PATHs, folders walked in sorted order, globs, and what is skipped.
 
 Globs work as ripgrep's ``-g``: matched on the path relative to each PATH argument, with
 ``/`` between folders; a glob without a ``/`` matches a name at any depth (``*.md``), one with
@@ -8,6 +8,7 @@ a ``/`` the whole relative path (``docs/**/*.md``); ``*`` and ``?`` stay inside 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
@@ -16,10 +17,23 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from spanchunk import _core
 
-# How skipped files are counted in the summary, and which are reported one by one.
+# The kinds of skipped files, as a report counts them (the walk's are the core's words,
+# ``rust/job/walk.rs``; the reading's are ``_core.write_files``'s, ``rust/job/batch.rs``).
 MISSING = "missing"
 NOT_REGULAR = "not a regular file"
 UNREADABLE = "unreadable"
+BINARY = "binary"
+NOT_UTF8 = "not UTF-8"
+CHANGED = "changed while read"
+NOT_CHUNKED = "chunking failed"
+#: A file whose name is not valid UTF-8 (its path cannot be a document id, which every
+#: output keeps as UTF-8 text): skipped, and reported by its name escaped (``shown``).
+NAME_NOT_UTF8 = "name not UTF-8"
+NAME_NOT_UTF8_MESSAGE = (
+    "its name is not valid UTF-8 (shown escaped): rename it (e.g. with convmv) to chunk it"
+)
+#: A file of the run's own output (a store, its side files, the lock) found in a folder.
+OWN_OUTPUT = "own output"
 
 ReportSkip = Callable[[str, str, str], None]
 """Called with (path, reason kind, message) for each path that is skipped."""
@@ -35,7 +49,7 @@ class File(NamedTuple):
 
     The command line's records are named tuples, not dataclasses: a dataclass costs about a
     millisecond to create (its methods are compiled from source), and with ``dataclasses``
-    imported they had been a sixth of a re-run's startup.
+    imported they would be a sixth of a re-run's startup.
     """
 
     path: str
@@ -48,6 +62,11 @@ class File(NamedTuple):
     resolved: str = ""
     #: The bytes of a document that is not read from a file (stdin's), else None.
     data: bytes | None = None
+
+    def document_id(self) -> str:
+        """The file's document id: its resolved path (``reading.document_id``; the walk
+        resolved it already)."""
+        return self.resolved or os.path.realpath(self.path)
 
 
 @lru_cache(maxsize=256)
@@ -137,9 +156,9 @@ def start_walk(paths: Iterable[str], globs: Globs) -> _core.FileWalk:
     meanwhile).
 
     The core walks (``_core.FileWalk``: a re-run into an unchanged store reads no file, and
-    listing in Python, 10 us a file, had been a third of it); the globs are asked from
+    listing in Python, 10 us a file, would be a third of it); the globs are asked from
     there, only when given. Files come as the folders are read, so the run cuts the first
-    ones while the walk goes on (listing 4,660 files first had been a tenth of a 100 MB run,
+    ones while the walk goes on (listing 4,660 files first would be a tenth of a 100 MB run,
     before any cutting). The kinds of the skips are the core's words (``MISSING``,
     ``NOT_REGULAR``, ``UNREADABLE``).
     """
@@ -167,9 +186,46 @@ def walk_files(
     for events in walk:
         for event in events:
             if type(event) is File:
-                yield event
+                if event.path.isascii() or is_utf8(event.path):
+                    yield event
+                else:
+                    report_skip(event.path, NAME_NOT_UTF8, NAME_NOT_UTF8_MESSAGE)
             elif len(event) == 2:
                 assert report_settled is not None
                 report_settled(*event)
             else:
                 report_skip(*event)
+
+
+def is_utf8(path: str) -> bool:
+    """Whether a path (as Python's ``os`` functions give it: bytes that are not UTF-8 as
+    lone surrogates) is valid UTF-8 text."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_CONTROL = {code: f"\\x{code:02x}" for code in range(32)} | {
+    ord("\n"): "\\n",
+    ord("\r"): "\\r",
+    ord("\t"): "\\t",
+    0x7F: "\\x7f",
+}
+
+
+def shown(path: str) -> str:
+    """A path as one line of text, losslessly readable: bytes of a name that are not UTF-8
+    as ``\\xNN`` (the name's bytes), control characters (a newline in a name) as
+    ``\\n``, ``\\xNN``; any other path as it is.
+
+    Example:
+        >>> shown("a\\nb.txt"), shown(os.fsdecode(b"caf\\xe9.txt"))
+        ('a\\\\nb.txt', 'caf\\\\xe9.txt')
+    """
+    if path.isprintable():
+        return path
+    if not is_utf8(path):
+        path = os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path.translate(_CONTROL)
