@@ -7,7 +7,8 @@ from typing import Any, ClassVar
 
 from spanchunk import _core
 from spanchunk.chunkers.recursive import RecursiveChunker
-from spanchunk.chunkers.settings import KeepSeparator, Merge, OptionalSetting, Setting, UnitName
+from spanchunk.chunkers.settings import KeepSeparator, Merge, OptionalSetting, Setting
+from spanchunk.units import Unit
 
 __all__ = ["LANGUAGES", "CodeChunker", "language_of"]
 
@@ -121,7 +122,7 @@ class CodeChunker(RecursiveChunker, built_in=True):
         separators: Sequence[str | Sequence[str]] | None = None,
         keep_separator: KeepSeparator = "end",
         trim: bool = True,
-        unit: UnitName = "char",
+        unit: Unit = "char",
         encoding: str | None = None,
         name: str | None = None,
         *,

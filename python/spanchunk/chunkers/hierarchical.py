@@ -21,7 +21,6 @@ from spanchunk.chunkers.settings import (
     FlagSetting,
     OptionalSetting,
     Setting,
-    UnitName,
     UnitSetting,
     nested_settings,
     overlap_setting,
@@ -31,7 +30,7 @@ from spanchunk.chunkers.settings import (
 from spanchunk.chunkers.spans import Level
 from spanchunk.stores.memory import ParentRegistry
 from spanchunk.stores.parents import Missing, check_missing
-from spanchunk.units import Sizing
+from spanchunk.units import Sizing, Unit
 
 __all__ = ["HierarchicalChunker", "ParentChildChunker"]
 
@@ -221,7 +220,7 @@ class HierarchicalChunker(BuiltInChunker, built_in=True):
         self,
         sizes: Sequence[int] = (2048, 512, 128),
         overlap: int = 0,
-        unit: UnitName = "char",
+        unit: Unit = "char",
         encoding: str | None = None,
         chunkers: Sequence[Chunker | Literal["markdown", "code", "text"] | None] | None = None,
         registry: ParentStore | None = None,
@@ -447,7 +446,7 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         child_overlap: int | None = None,
         parent_chunker: Chunker | Literal["markdown", "code", "text"] | None = None,
         child_chunker: Chunker | Literal["markdown", "code", "text"] | None = None,
-        unit: UnitName = "char",
+        unit: Unit = "char",
         encoding: str | None = None,
         registry: ParentStore | None = None,
         *,

@@ -11,7 +11,6 @@ from spanchunk.chunkers.settings import (
     KeepSeparator,
     Merge,
     Setting,
-    UnitName,
     UnitSetting,
     bool_setting,
     core_keep_separator,
@@ -26,6 +25,7 @@ from spanchunk.chunkers.settings import (
 )
 from spanchunk.chunkers.spans import Level
 from spanchunk.errors import encoding_error
+from spanchunk.units import Unit
 
 __all__ = ["RecursiveChunker"]
 
@@ -157,7 +157,7 @@ class RecursiveChunker(BuiltInChunker, built_in=True):
         separators: Sequence[str | Sequence[str]] | None = None,
         keep_separator: KeepSeparator = "end",
         trim: bool = True,
-        unit: UnitName = "char",
+        unit: Unit = "char",
         encoding: str | None = None,
         name: str | None = None,
         *,

@@ -26,7 +26,6 @@ __all__ = [
     "KeepSeparator",
     "Merge",
     "Setting",
-    "UnitName",
     "UnitSetting",
     "bool_setting",
     "core_keep_separator",
@@ -47,9 +46,6 @@ __all__ = [
     "type_name",
     "workers_setting",
 ]
-
-UnitName = Literal["char", "byte", "token", "word", "sentence", "passage", "page"]
-"""The size units a built-in chunker takes."""
 
 SENTENCES: str = _core.sentence_separator()
 """A separator level of its own that cuts at sentence boundaries (UAX #29, lone line breaks
