@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 from _contract import LevelSpec, check_chunks, check_spans, parent_child_levels
-from spanchunk import Chunker, ChunkingError, ParentChildChunker, RecursiveChunker
+from spanchunk import (
+    Chunk,
+    Chunker,
+    ChunkingError,
+    CodeChunker,
+    HierarchicalChunker,
+    MarkdownChunker,
+    ParentChildChunker,
+    RecursiveChunker,
+)
+from spanchunk.chunkers import hooks
+from spanchunk.chunkers.base import Documents
 
 BIG = 10**9  # a custom strategy has no size of its own
 
@@ -189,3 +200,83 @@ def test_custom_child_that_returns_nothing_gives_the_parent_one_child() -> None:
         )
         assert child.parent_id == parent.id
         assert parent.child_ids == (child.id,)
+
+
+# ------------------------------------------------------------ hooks: what an override changes
+
+
+class SplitLinesMixin:
+    """A strategy hook from a class outside the chunkers: still an override."""
+
+    def split_text(self, text: str) -> list[str]:
+        return text.splitlines()
+
+
+class MixedLines(SplitLinesMixin, RecursiveChunker):
+    pass
+
+
+class CountingTree(ParentChildChunker):
+    """Overrides ``chunk`` only: ``chunk_tree`` and the cut stay the built-in's."""
+
+    calls = 0
+
+    def chunk(self, documents: Documents) -> list[Chunk]:
+        type(self).calls += 1
+        return super().chunk(documents)
+
+
+class OwnTree(ParentChildChunker):
+    """Overrides ``chunk_tree``, the hook ``HierarchicalChunker`` adds."""
+
+    def chunk_tree(self, documents: Documents) -> list[Chunk]:
+        return super().chunk_tree(documents)
+
+
+def test_the_hooks_a_class_overrides_are_recorded_when_it_is_made() -> None:
+    built_in = [Chunker, RecursiveChunker, MarkdownChunker, CodeChunker]
+    built_in += [HierarchicalChunker, ParentChildChunker]  # chunk_tree is their own hook
+    for kind in built_in:
+        assert kind.overridden_hooks == frozenset(), kind
+    assert PipeChunker.overridden_hooks == {"split_text"}
+    assert ThreeCharChunker.overridden_hooks == {"split_spans"}
+    assert type("MorePipes", (PipeChunker,), {}).overridden_hooks == {"split_text"}
+    assert MixedLines.overridden_hooks == {"split_text"}
+    assert CountingTree.overridden_hooks == {"chunk"}
+    assert OwnTree.overridden_hooks == {"chunk_tree"}
+
+    # Assigned after the class is made: not an override (the class's record is fixed).
+    late = type("Late", (RecursiveChunker,), {})
+    late.split_text = SplitLinesMixin.split_text  # type: ignore[method-assign]
+    assert late.overridden_hooks == frozenset()
+    assert hooks.levels(late(10)) != [late]
+
+
+def test_a_class_adding_a_hook_defines_it() -> None:
+    with pytest.raises(TypeError, match=r"names hooks it does not define: \['cut'\]"):
+        type("NoCut", (Chunker,), {}, hooks=("cut",))
+
+
+def test_overriding_a_strategy_hook_makes_a_strategy_cut_in_python() -> None:
+    chunker = MixedLines(10)
+    assert hooks.levels(chunker) == [chunker]
+    text = "first line\nsecond, longer line"
+    assert [c.text for c in chunker.chunk(text)] == ["first line", "second, longer line"]
+    assert not hooks.cuts_in_core(chunker, "chunk")
+
+
+def test_an_override_keeps_the_fast_path_of_what_it_did_not_override() -> None:
+    text = "One sentence here. Another one there.\n\nA paragraph. " * 20
+    counting, own = CountingTree(200, 50), OwnTree(200, 50)
+    assert hooks.overrides(counting, "chunk") and not hooks.overrides(counting, "chunk_tree")
+    assert not hooks.cuts_in_core(counting, "chunk") and hooks.cuts_in_core(counting, "chunk_tree")
+    assert hooks.cuts_in_core(own, "chunk") and not hooks.cuts_in_core(own, "chunk_tree")
+    # Only a hook of the class: a one-level chunker has no chunk_tree.
+    assert not hooks.cuts_in_core(RecursiveChunker(50), "chunk_tree")
+    plain = ParentChildChunker(200, 50)
+    spans = [(c.level, c.start_char, c.end_char) for c in plain.chunk_tree(text)]
+    for chunker in (counting, own):
+        assert [(c.level, c.start_char, c.end_char) for c in chunker.chunk_tree(text)] == spans
+    before = CountingTree.calls
+    assert len(counting.chunk(text)) == len(plain.chunk(text))
+    assert CountingTree.calls == before + 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from spanchunk import _core
@@ -81,9 +82,19 @@ def _minus_level(chunk: Chunk) -> int:
     return -chunk.level
 
 
+#: The hooks that make a class a custom strategy, cut in Python.
+_STRATEGY_HOOKS = frozenset({"split_text", "split_spans"})
+
+
 def cuts_in_python(cls: type[Chunker]) -> bool:
     """Whether a chunker class is a custom strategy (it overrides split_text or split_spans)."""
-    return cls.split_text is not Chunker.split_text or cls.split_spans is not Chunker.split_spans
+    return not cls.overridden_hooks.isdisjoint(_STRATEGY_HOOKS)
+
+
+def _defined_by(cls: type, name: str) -> type | None:
+    """The class whose definition of ``name`` ``cls`` uses (the first of its MRO that has one:
+    a mixin's included)."""
+    return next((kind for kind in cls.__mro__ if name in vars(kind)), None)
 
 
 def level_cut(chunker: Chunker) -> dict[str, Any]:
@@ -119,6 +130,14 @@ class Chunker:
     Override ``settings()`` to include your strategy's settings, so that ``fingerprint()``
     (and with it every chunk id) changes when they do.
 
+    Which of the hooks a subclass overrides is recorded when its class is made, in
+    ``overridden_hooks``, and decides which fast paths it keeps: overriding ``split_text``
+    or ``split_spans`` makes it a custom strategy (cut in Python; a built-in chunker's
+    subclass reaches its own levels through ``super()``); overriding ``chunk`` (or a
+    hierarchical chunker's ``chunk_tree``) makes the integrations call that method, once per
+    text, instead of cutting a batch in one core call, and every method it did not override
+    keeps its fast path.
+
     Example:
         >>> from spanchunk import Chunker
         >>> class Lines(Chunker):
@@ -129,12 +148,33 @@ class Chunker:
     """
 
     _registry: ParentStore | None = None
+    # The hooks a subclass may override, each with the class whose definition is the
+    # reference: a class that adds one names it in its class statement (``hooks=``).
+    _HOOKS: ClassVar[Mapping[str, type[Chunker]]]
+    overridden_hooks: ClassVar[frozenset[str]] = frozenset()
+    """The hooks this class overrides, among ``split_text``, ``split_spans``, ``chunk``,
+    ``chunk_tree`` (a hierarchical chunker's) and the private ``_chunk`` and ``_collect``
+    that every chunking path runs through; recorded when the class is made (a method
+    assigned to the class later is not seen)."""
     # The document structure this chunker cuts at before the separators (None: plain text;
     # "markdown": its chunks carry their heading paths; "code": their symbol paths).
     _STRUCTURE: ClassVar[str | None] = None
     # The core's handle on this chunker's levels when every one is built in (set by the
     # built-in chunkers); None for custom strategies.
     _tree: _core.Tree | None = None
+
+    def __init_subclass__(cls, *, hooks: Iterable[str] = (), **kwargs: Any) -> None:
+        """Records the hooks ``cls`` overrides (``overridden_hooks``); ``hooks`` names the
+        methods ``cls`` adds as hooks of its own, which its subclasses may override."""
+        super().__init_subclass__(**kwargs)
+        added = tuple(hooks)
+        if missing := [name for name in added if name not in vars(cls)]:
+            raise TypeError(f"{cls.__qualname__} names hooks it does not define: {missing}")
+        owners = {**cls._HOOKS, **dict.fromkeys(added, cls)}
+        cls._HOOKS = MappingProxyType(owners)
+        cls.overridden_hooks = frozenset(
+            name for name, owner in owners.items() if _defined_by(cls, name) is not owner
+        )
 
     # ---------------------------------------------------------------- strategy hooks
 
@@ -148,7 +188,7 @@ class Chunker:
             Substrings of ``text`` in reading order. The base class returns the text of
             the leaf spans of a built-in chunker.
         """
-        if type(self).split_spans is not Chunker.split_spans:
+        if "split_spans" in self.overridden_hooks:
             spans = self.split_spans(text)
         else:
             spans = self._built_in_leaf_spans(text)
@@ -170,7 +210,7 @@ class Chunker:
             ChunkingError: A piece from ``split_text`` is not in the text after the
                 previous one.
         """
-        if type(self).split_text is not Chunker.split_text:
+        if "split_text" in self.overridden_hooks:
             return spans_of_pieces(text, self.split_text(text), type(self).__name__)
         return self._built_in_leaf_spans(text)
 
@@ -538,3 +578,8 @@ class Chunker:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+Chunker._HOOKS = MappingProxyType(
+    dict.fromkeys(("split_text", "split_spans", "chunk", "_chunk", "_collect"), Chunker)
+)

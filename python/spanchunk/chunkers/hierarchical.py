@@ -124,7 +124,7 @@ def _recursive(
     )
 
 
-class HierarchicalChunker(BuiltInChunker, built_in=True):
+class HierarchicalChunker(BuiltInChunker, built_in=True, hooks=("chunk_tree",)):
     """N levels of chunks, each cut inside the one above: small-to-big retrieval.
 
     ``sizes`` lists the chunk size of every level, the top (largest) first. ``chunk``

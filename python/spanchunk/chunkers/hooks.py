@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from spanchunk.chunkers.base import Chunker
-from spanchunk.chunkers.hierarchical import HierarchicalChunker
 from spanchunk.chunkers.spans import all_built_in
 
 if TYPE_CHECKING:
@@ -18,7 +17,7 @@ if TYPE_CHECKING:
     from spanchunk.chunkers.spans import Level
     from spanchunk.stores import ParentStore
 
-__all__ = ["chunk_texts", "cuts_in_core", "levels", "register", "registry"]
+__all__ = ["chunk_texts", "cuts_in_core", "levels", "overrides", "register", "registry"]
 
 
 def levels(chunker: Chunker) -> list[Level]:
@@ -50,17 +49,26 @@ def chunk_texts(
     return chunker._chunk_texts(texts, ids, metadatas)
 
 
+#: The hooks every chunking method runs through (see ``Chunker.overridden_hooks``).
+_CHUNKING_HOOKS = frozenset({"_chunk", "_collect"})
+
+
+def overrides(chunker: Chunker, method: str) -> bool:
+    """Whether ``chunker``'s class overrides the hook ``method`` (``chunk``, ``chunk_tree``,
+    ``split_text``, ...): a caller then calls the method instead of its own fast path."""
+    return method in type(chunker).overridden_hooks
+
+
 def cuts_in_core(chunker: Chunker, method: str) -> bool:
     """Whether a caller may cut for ``chunker.<method>`` and write its own objects in one
-    core call, with no ``Chunk`` objects but those the store gets: every level is built in,
-    and neither ``method`` nor the chunking behind it is overridden (``parent_content``
-    rewrites the leaves, so it keeps the ``Chunk`` path too)."""
+    core call, with no ``Chunk`` objects but those the store gets: ``method`` is a hook of
+    the chunker's class, every level is built in, and neither ``method`` nor the chunking
+    behind it is overridden (``parent_content`` rewrites the leaves, so it keeps the
+    ``Chunk`` path too). A class that overrides another hook keeps this path."""
     kind = type(chunker)
-    base = HierarchicalChunker if method == "chunk_tree" else Chunker
     return (
-        getattr(kind, method, None) is getattr(base, method)
-        and kind._chunk is Chunker._chunk
-        and kind._collect is Chunker._collect
+        method in kind._HOOKS
+        and kind.overridden_hooks.isdisjoint(_CHUNKING_HOOKS | {method})
         and not getattr(chunker, "_parent_content", False)
         and all_built_in(chunker._levels())
     )
