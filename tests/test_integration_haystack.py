@@ -271,7 +271,7 @@ def test_the_root_is_the_document_haystack_replace_gives() -> None:
 
 
 def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fails() -> None:
-    assert haystack._FAST and haystack._same_layout()
+    assert haystack._FAST and haystack._same_haystack_layout()
     fields = {
         "id": None,
         "content": None,
@@ -286,12 +286,12 @@ def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fail
     def shape(fields: dict[str, object], meta_keys: tuple[str, ...] = keys) -> _core.ModelShape:
         return _core.ModelShape(Document, fields, "id", "content", "meta", None, meta_keys)
 
-    assert haystack._same_layout(shape(fields))
+    assert haystack._same_haystack_layout(shape(fields))
     reordered = shape({"content": None, **fields})
     wrong_default = shape({**fields, "score": 0.0})
     renamed_key = shape(fields, ("level", *keys[1:]))
     for wrong in (reordered, wrong_default, renamed_key):
-        assert not haystack._same_layout(wrong)
+        assert not haystack._same_haystack_layout(wrong)
     # The core knows no Haystack field name: a shape without the writer's keys is refused.
     with pytest.raises(ValueError, match="needs a ModelShape with 14 meta_keys, not 11"):
         _core.haystack_documents(shape(fields, keys[:11]), [], {}, [2], "r", None, [])

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["chunk_schema"]
+__all__ = ["chunk_table_schema"]
 
 
-def chunk_schema(*, metadata: bool = False) -> pa.Schema:
+def chunk_table_schema(*, metadata: bool = False) -> pa.Schema:
     """One row per chunk: ids, place in the tree, exact spans, text and heading path.
 
     Args:
@@ -43,3 +43,9 @@ def chunk_schema(*, metadata: bool = False) -> pa.Schema:
     if metadata:
         fields.append(pa.field("metadata", pa.string(), nullable=False))
     return pa.schema(fields)
+
+
+# The command line's name for it (``spanchunk.integrations.ray.chunk_schema`` is another
+# function): kept only until the command line's writers, being moved into spanchunk.ingest,
+# import ``chunk_table_schema``.
+chunk_schema = chunk_table_schema

@@ -180,7 +180,7 @@ def _filled_root(values: dict[str, Any]) -> Document:
     return root
 
 
-def _same_layout(shape: Any = _SHAPE) -> bool:
+def _same_haystack_layout(shape: Any = _SHAPE) -> bool:
     """Whether the core's documents (made by ``shape``) and a filled root are the
     constructor's, on probes of every key, with shallow and deep-copied meta."""
     try:
@@ -213,13 +213,13 @@ def _same_layout(shape: Any = _SHAPE) -> bool:
         return False
 
 
-def _shortcut() -> bool:
+def _haystack_shortcut() -> bool:
     """Whether the core fills the Documents: for a declared haystack-ai whose Documents it
     fills as the constructor builds them."""
-    return within_declared_range("haystack-ai", "haystack") and _same_layout()
+    return within_declared_range("haystack-ai", "haystack") and _same_haystack_layout()
 
 
-_FAST = _shortcut()
+_FAST = _haystack_shortcut()
 
 
 @component

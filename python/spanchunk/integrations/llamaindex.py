@@ -138,7 +138,7 @@ def _constructed_info(node_id: str, metadata: dict[str, Any], hash: str) -> Rela
     return RelatedNodeInfo(node_id=node_id, node_type=ObjectType.TEXT, metadata=metadata, hash=hash)
 
 
-def _fill(instance: Any, values: dict[str, Any], fields_set: frozenset[str]) -> Any:
+def _fill_model(instance: Any, values: dict[str, Any], fields_set: frozenset[str]) -> Any:
     _set = object.__setattr__
     _set(instance, "__dict__", values)
     _set(instance, "__pydantic_fields_set__", set(fields_set))
@@ -176,17 +176,17 @@ def _filled_node(
         "end_char_idx": end_char_idx,
         "text_template": text_template,
     }
-    node: TextNode = _fill(_new(TextNode), values, _NODE_FIELDS_SET)
+    node: TextNode = _fill_model(_new(TextNode), values, _NODE_FIELDS_SET)
     return node
 
 
 def _filled_info(node_id: str, metadata: dict[str, Any], hash: str) -> RelatedNodeInfo:
     values = {"node_id": node_id, "node_type": ObjectType.TEXT, "metadata": metadata, "hash": hash}
-    info: RelatedNodeInfo = _fill(_new(RelatedNodeInfo), values, _INFO_FIELDS_SET)
+    info: RelatedNodeInfo = _fill_model(_new(RelatedNodeInfo), values, _INFO_FIELDS_SET)
     return info
 
 
-def _same_layout() -> bool:
+def _same_llamaindex_layout() -> bool:
     try:
         info = _constructed_info("probe-info", {"key": 1}, "hash")
         if not same_model(info, _filled_info("probe-info", {"key": 1}, "hash")):
@@ -209,14 +209,16 @@ def _same_layout() -> bool:
         return False
 
 
-def _shortcut() -> bool:
+def _llamaindex_shortcut() -> bool:
     """Whether nodes are filled without validation: for a declared llama-index-core whose
     nodes are filled as the constructors build them."""
-    return within_declared_range("llama-index-core", "llamaindex") and _same_layout()
+    return within_declared_range("llama-index-core", "llamaindex") and _same_llamaindex_layout()
 
 
 _make_node, _make_info = (
-    (_filled_node, _filled_info) if _shortcut() else (_constructed_node, _constructed_info)
+    (_filled_node, _filled_info)
+    if _llamaindex_shortcut()
+    else (_constructed_node, _constructed_info)
 )
 
 

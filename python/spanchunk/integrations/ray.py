@@ -43,7 +43,7 @@ from typing import Any, Literal
 import numpy as np
 
 from spanchunk import HierarchicalChunker, _core
-from spanchunk.arrow import chunk_schema as _chunk_schema
+from spanchunk.arrow import chunk_table_schema
 from spanchunk.chunkers import hooks
 from spanchunk.chunkers.spans import core_levels
 from spanchunk.document import check_id
@@ -87,7 +87,7 @@ def chunk_schema() -> pa.Schema:
     ``metadata``    string          the document's metadata as a JSON object
     ==============  ==============  ====================================================
     """
-    return _chunk_schema(metadata=True)
+    return chunk_table_schema(metadata=True)
 
 
 _SPARK_TYPES = {

@@ -320,11 +320,11 @@ def assemble(
         relation="an ancestor",
         kept="assembled without the chunks above them",
     )
-    _fill(list(found.blocks.values()), budget, float(spread), _weight(depth - 1), measure)
+    _fill_budget(list(found.blocks.values()), budget, float(spread), _weight(depth - 1), measure)
     return _spans(found.blocks.values(), measure, order)
 
 
-def _fill(
+def _fill_budget(
     blocks: list[_Block], budget: int, spread: float, floor: float, measure: Callable[[str], int]
 ) -> None:
     """The greedy knapsack: the candidate worth most per char that fits, again and again,
