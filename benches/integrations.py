@@ -138,7 +138,8 @@ def langchain_cases(files: list[tuple[str, str]]) -> list[tuple[str, Any, Any, A
     from langchain_core.documents import Document
     from langchain_text_splitters import RecursiveCharacterTextSplitter
     from spanchunk import ParentChildChunker
-    from spanchunk.integrations.langchain import _SHAPE, SpanchunkTextSplitter, tree_documents
+    from spanchunk.integrations.langchain import SpanchunkTextSplitter, tree_documents
+    from spanchunk.integrations.langchain.fields import _SHAPE
 
     documents = [Document(text, metadata={"source": name}) for name, text in files]
     texts = {name: text for name, text in files}

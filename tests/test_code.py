@@ -813,7 +813,7 @@ def test_langchain_carries_symbols() -> None:
         list(c.metadata["symbols"]) for c in chunks
     ]
     # The constructor's documents are the core's.
-    assert langchain._same_layout()
+    assert langchain.fields._same_langchain_layout()
 
 
 def test_llamaindex_and_haystack_carry_symbols() -> None:

@@ -7,6 +7,7 @@ fake embedding, in-memory stores.
 from __future__ import annotations
 
 import copy
+import doctest
 import importlib
 import pickle
 from importlib import metadata
@@ -19,8 +20,16 @@ from langchain_classic.storage import InMemoryStore
 from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.vectorstores import InMemoryVectorStore
-from spanchunk import HierarchicalChunker, ParentChildChunker, ParentRegistry, SqliteRegistry, _core
-from spanchunk.integrations import langchain
+from spanchunk import (
+    Chunk,
+    HierarchicalChunker,
+    ParentChildChunker,
+    ParentRegistry,
+    RecursiveChunker,
+    SqliteRegistry,
+    _core,
+)
+from spanchunk.chunkers.base import Documents
 from spanchunk.integrations._common import within_declared_range
 from spanchunk.integrations.langchain import (
     ChunkStore,
@@ -29,6 +38,7 @@ from spanchunk.integrations.langchain import (
     index_documents,
     tree_documents,
 )
+from spanchunk.integrations.langchain import fields as langchain_fields
 
 REPEATED = "\n\n".join(
     ["The same paragraph, word for word, again and again."] * 12
@@ -294,9 +304,9 @@ def test_splitter_batch_equals_one_text_at_a_time() -> None:
 
 
 def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fails() -> None:
-    assert langchain._FAST and langchain._same_layout()
+    assert langchain_fields._FAST and langchain_fields._same_langchain_layout()
     fields = {"id": None, "metadata": None, "page_content": None, "type": "Document"}
-    keys = langchain.SPAN_KEYS
+    keys = langchain_fields.SPAN_KEYS
     fields_set = {"id", "metadata", "page_content"}
 
     def shape(
@@ -306,13 +316,13 @@ def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fail
             Document, fields, "id", "page_content", "metadata", fields_set, meta_keys
         )
 
-    assert langchain._same_layout(shape(fields, fields_set))
+    assert langchain_fields._same_langchain_layout(shape(fields, fields_set))
     wrong_type = shape({**fields, "type": "Other"}, {"id"})
     unset_fields = shape(fields, set())
     not_pydantic = shape(fields, None)
     renamed_key = shape(fields, fields_set, ("start", *keys[1:]))
     for wrong in (wrong_type, unset_fields, not_pydantic, renamed_key):
-        assert not langchain._same_layout(wrong)
+        assert not langchain_fields._same_langchain_layout(wrong)
     # The core knows no LangChain field name: a shape without the writer's keys is refused.
     with pytest.raises(ValueError, match="needs a ModelShape with 13 meta_keys, not 0"):
         _core.langchain_documents(
@@ -325,7 +335,12 @@ def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fail
 @pytest.mark.parametrize(
     ("distribution", "extra", "module", "shortcut"),
     [
-        ("langchain-core", "langchain", "spanchunk.integrations.langchain", "_shortcut"),
+        (
+            "langchain-core",
+            "langchain",
+            "spanchunk.integrations.langchain.fields",
+            "_langchain_shortcut",
+        ),
         ("haystack-ai", "haystack", "spanchunk.integrations.haystack", "_haystack_shortcut"),
         (
             "llama-index-core",
@@ -372,7 +387,7 @@ def test_the_constructor_fallback_gives_the_same_documents(
         )
 
     fast = everything()
-    monkeypatch.setattr(langchain, "_FAST", False)
+    monkeypatch.setattr(langchain_fields, "_FAST", False)
     slow = everything()
     assert len(fast) == len(slow) > 40
     for made, built in zip(fast, slow, strict=True):
@@ -406,7 +421,7 @@ def test_one_core_call_registers_what_chunk_tree_registers(
         return docs, stored
 
     fast, fast_stored = registered()
-    monkeypatch.setattr(langchain, "_FAST", False)
+    monkeypatch.setattr(langchain_fields, "_FAST", False)
     slow, slow_stored = registered()
     assert [list(d.metadata.items()) for d in fast] == [list(d.metadata.items()) for d in slow]
     assert fast == slow
@@ -414,3 +429,52 @@ def test_one_core_call_registers_what_chunk_tree_registers(
     assert len(fast_stored) == (
         len(fast) if children else sum(d.metadata["level"] > 0 for d in fast)
     )
+
+
+class CountedChunker(RecursiveChunker):
+    """Overrides ``chunk``: the splitter calls it, once per text."""
+
+    calls = 0
+
+    def chunk(self, documents: Documents) -> list[Chunk]:
+        type(self).calls += 1
+        return super().chunk(documents)
+
+
+class CountedTree(ParentChildChunker):
+    """Overrides ``chunk`` only: ``tree_documents`` keeps its one core call."""
+
+    calls = 0
+
+    def chunk(self, documents: Documents) -> list[Chunk]:
+        type(self).calls += 1
+        return super().chunk(documents)
+
+
+def test_an_overridden_chunk_is_called_and_the_rest_keeps_the_core_path() -> None:
+    texts = [REPEATED, REPEATED[:120]]
+    spans = [
+        (d.metadata["start_index"], d.metadata["end_index"])
+        for d in SpanchunkTextSplitter(60).create_documents(texts)
+    ]
+    before = CountedChunker.calls
+    splitter = SpanchunkTextSplitter(60, chunker=CountedChunker(60))
+    documents = splitter.create_documents(texts)
+    assert CountedChunker.calls == before + len(texts)
+    assert [(d.metadata["start_index"], d.metadata["end_index"]) for d in documents] == spans
+
+    assert langchain_fields._cuts_in_core(CountedTree(300, 60), "chunk_tree")
+    before = CountedTree.calls
+    tree = tree_documents([REPEATED], CountedTree(300, 60))
+    assert CountedTree.calls == before
+    expected = tree_documents([REPEATED], ParentChildChunker(300, 60))
+    assert [d.metadata["start_index"] for d in tree] == [
+        d.metadata["start_index"] for d in expected
+    ]
+
+
+@pytest.mark.parametrize("module", ["", ".splitter", ".docstore"])
+def test_docstring_examples(module: str) -> None:
+    imported = importlib.import_module("spanchunk.integrations.langchain" + module)
+    failures, tried = doctest.testmod(imported)
+    assert tried and not failures
