@@ -1,14 +1,14 @@
 """The Rust core's layers, as `rust/lib.rs` lists them: each folder uses only those listed
-before it; the bindings (`rust/py/`) are conversions in files of at most 300 lines, with no
-circle between them; no Rust file is over 1,000 lines."""
+before it; no two modules use each other, however indirectly, in one folder or across
+folders; the bindings (`rust/py/`) are conversions in files of at most 300 lines; no Rust
+file is over 1,000 lines."""
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from pathlib import Path
 
-RUST = Path(__file__).resolve().parent.parent / "rust"
+from _rust_source import RUST, circles, code_of, module_uses, source_files
 
 # The core's top-level files any folder may use (the error type, the ids).
 SHARED = {"error", "ids"}
@@ -32,8 +32,9 @@ def listed_folders() -> list[str]:
 
 
 def non_test_source(path: Path) -> str:
-    """The file's code, without its `#[cfg(test)]` module (tests may use anything)."""
-    return path.read_text(encoding="utf-8").split("#[cfg(test)]")[0]
+    """The file's code, without comments and without its `#[cfg(test)]` items (tests may use
+    anything)."""
+    return code_of(path)
 
 
 def crate_uses(source: str) -> set[str]:
@@ -61,63 +62,34 @@ def test_each_folder_uses_only_the_folders_listed_before_it() -> None:
     assert wrong == []
 
 
-def py_module(path: Path) -> str:
-    """`rust/py/job/batch.rs` -> `job::batch`; a `mod.rs` is its folder."""
-    parts = list(path.relative_to(RUST / "py").with_suffix("").parts)
-    if parts[-1] == "mod":
-        parts.pop()
-    return "::".join(parts)
-
-
-def test_the_bindings_are_small_files_without_a_circle() -> None:
-    files = sorted(RUST.joinpath("py").rglob("*.rs"))
-    modules = {py_module(path): path for path in files}
+def test_the_bindings_are_small_files() -> None:
     long = [
         f"{path.relative_to(RUST)}: {lines} lines"
-        for path in files
+        for path in sorted(RUST.joinpath("py").rglob("*.rs"))
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 300
     ]
     assert long == []
-    uses: defaultdict[str, set[str]] = defaultdict(set)
-    for module, path in modules.items():
-        source = non_test_source(path)
-        parent = module.rsplit("::", 1)[0] if "::" in module else ""
-        for name in re.findall(r"crate::py::([a-z_:]+)", source):
-            uses[module].add(longest_module(name, modules))
-        for name in re.findall(r"\buse super::([a-z_]+)", source):
-            uses[module].add(longest_module(f"{parent}::{name}" if parent else name, modules))
-        uses[module].discard(module)
-        uses[module].discard("")
-    circles = [
-        f"{module} -> {other} -> {module}"
-        for module in modules
-        for other in uses[module]
-        if reaches(other, module, uses)
-    ]
-    assert circles == []
 
 
-def longest_module(name: str, modules: dict[str, Path]) -> str:
-    """The longest module path that `name` (`job::batch::run`) starts with."""
-    parts = name.strip(":").split("::")
-    for end in range(len(parts), 0, -1):
-        candidate = "::".join(parts[:end])
-        if candidate in modules:
-            return candidate
-    return ""
+def test_no_circle_between_modules() -> None:
+    """A module uses another when it names a path into it (`use super::listing::list`,
+    `crate::engine::Splitter`, re-exports followed to where the item is defined); a folder's
+    `mod.rs` re-exporting its own files' names does not use them. Any circle fails: between
+    the files of one folder, between folders, or between a `mod.rs` and its files."""
+    found = [" -> ".join(circle) for circle in circles()]
+    assert not found, "\n".join(found)
 
 
-def reaches(start: str, goal: str, uses: dict[str, set[str]]) -> bool:
-    """Whether `start` uses `goal`, directly or through other modules."""
-    seen, pending = set(), [start]
-    while pending:
-        module = pending.pop()
-        if module == goal:
-            return True
-        if module not in seen:
-            seen.add(module)
-            pending.extend(uses.get(module, ()))
-    return False
+def test_the_module_graph_sees_uses() -> None:
+    """The graph above finds the uses it must: through `super::`, `crate::`, a re-export
+    of the crate root and of a folder, and a folder naming its own file."""
+    uses = module_uses()
+    assert "job::read" in uses["job::batch"]  # use super::read::{...}
+    assert "text::decode" in uses["job::read"]  # use crate::text::decode::{...}
+    assert "engine::plan" in uses["output::sizes"]  # crate::Splitter, re-exported twice
+    assert "markdown::outline" in uses["store"]  # crate::markdown::Outline
+    assert "py::job::batch" in uses["py::job"]  # batch::register...(module)
+    assert "engine::split_tests" not in source_files()  # a test-only file
 
 
 def test_no_rust_file_is_over_a_thousand_lines() -> None:

@@ -17,7 +17,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
-use super::walk::{join, list, Entry};
+use super::listing::{join, list, Entry};
 
 /// Listings done and not yet taken, at most.
 const AHEAD: usize = 4096;

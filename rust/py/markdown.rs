@@ -19,7 +19,7 @@ impl PyOutline {
     #[new]
     fn new(py: Python<'_>, text: PyBackedStr) -> PyResult<Self> {
         Ok(Self {
-            inner: crate::py::detach(py, || Outline::parse(&text))?,
+            inner: crate::py::gil::detach(py, || Outline::parse(&text))?,
         })
     }
 
@@ -34,7 +34,7 @@ impl PyOutline {
         source: Option<&str>,
     ) -> PyResult<Self> {
         let structure = Structure::parse(Some("code"), language)?;
-        let inner = crate::py::detach(py, || structure.outline(&text, source))?;
+        let inner = crate::py::gil::detach(py, || structure.outline(&text, source))?;
         Ok(Self {
             inner: inner.unwrap_or_default(),
         })

@@ -6,10 +6,10 @@
 //! the GIL and raise errors; everything else is in the core, where `cargo test` reaches it.
 //!
 //! A panic in the core (a bug) never aborts the interpreter: the crate unwinds on panic, and
-//! [`detach`] catches a panic in the GIL-free work and raises it as a `RuntimeError` with the
-//! panic's message, an `Exception` that an ingestion job's handler catches like any other
-//! (PyO3's own `PanicException`, raised for a panic while the GIL is held, derives from
-//! `BaseException`, so `except Exception` misses it). A sizer's error is a value
+//! [`gil::detach`] catches a panic in the GIL-free work and raises it as a `RuntimeError`
+//! with the panic's message, an `Exception` that an ingestion job's handler catches like any
+//! other (PyO3's own `PanicException`, raised for a panic while the GIL is held, derives
+//! from `BaseException`, so `except Exception` misses it). A sizer's error is a value
 //! ([`ChunkError::Sizer`]), raised as the exception the `length_function` raised.
 
 // PyO3 hands extracted arguments over by value; the doc comments are Python docstrings (they
@@ -19,8 +19,6 @@
     clippy::doc_markdown,
     clippy::doc_link_with_quotes
 )]
-
-use std::panic::AssertUnwindSafe;
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -34,6 +32,7 @@ mod code;
 mod convert;
 mod engine;
 mod frameworks;
+mod gil;
 mod job;
 mod markdown;
 mod output;
@@ -57,36 +56,12 @@ impl From<ChunkError> for PyErr {
     }
 }
 
-/// `py.detach(work)`: `work` runs with the GIL released, and a panic in it comes back as a
-/// `RuntimeError` carrying the panic's message instead of unwinding into PyO3.
-///
-/// Unwind safety: the core's shared state is the thread pools and the token-count caches,
-/// behind mutexes whose poisoning every user ignores (a cache half-filled by a panicking
-/// call holds only correct counts), so carrying on after a caught panic is sound.
-pub(crate) fn detach<T, F>(py: Python<'_>, work: F) -> PyResult<T>
-where
-    F: Send + FnOnce() -> T,
-    T: Send,
-{
-    py.detach(|| std::panic::catch_unwind(AssertUnwindSafe(work)))
-        .map_err(|payload| {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|text| (*text).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic without a message".to_owned());
-            PyRuntimeError::new_err(format!(
-                "spanchunk's core panicked (a bug: please report it with the input): {message}"
-            ))
-        })
-}
-
 /// Panics in the core with `message` (on one of `workers` pool threads when `workers > 0`):
 /// the hidden hook the tests use to pin that a panic surfaces as a `RuntimeError`.
 #[pyfunction]
 #[pyo3(name = "_panic_for_tests", signature = (message, workers = 0))]
 fn panic_for_tests(py: Python<'_>, message: String, workers: usize) -> PyResult<()> {
-    Ok(detach(py, || {
+    Ok(gil::detach(py, || {
         crate::engine::panic_for_tests(&message, workers)
     })??)
 }

@@ -18,8 +18,8 @@ use crate::error::ChunkError;
 use crate::job::batch::{self, Chunkers, Documents, Failure, Inputs};
 use crate::job::collect::{StoreDocument, StoreRows};
 use crate::output::Document;
-use crate::py::detach;
 use crate::py::engine::splitter::{splitters, PySplitter};
+use crate::py::gil::detach;
 use crate::py::output::sizes::PyChunkSizes;
 use crate::store::sqlite::{BulkWriter, Statements, StoredDocument};
 
@@ -187,7 +187,7 @@ impl PyStoreWriter {
         py: Python<'_>,
         work: impl Send + FnOnce(&mut BulkWriter) -> Result<T, ChunkError>,
     ) -> PyResult<T> {
-        Ok(crate::py::detach(py, || {
+        Ok(crate::py::gil::detach(py, || {
             let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
             match writer.as_mut() {
                 Some(writer) => work(writer),
@@ -215,7 +215,7 @@ impl PyStoreWriter {
             insert_document,
             delete_chunks,
         };
-        let writer = crate::py::detach(py, || BulkWriter::open(&path, setup, statements))??;
+        let writer = crate::py::gil::detach(py, || BulkWriter::open(&path, setup, statements))??;
         Ok(Self {
             writer: Mutex::new(Some(writer)),
         })
@@ -237,7 +237,7 @@ impl PyStoreWriter {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         match writer {
-            Some(writer) => Ok(crate::py::detach(py, || writer.finish(sql))??),
+            Some(writer) => Ok(crate::py::gil::detach(py, || writer.finish(sql))??),
             None => Err(ChunkError::Store("the store writer is closed".to_owned()).into()),
         }
     }

@@ -38,7 +38,7 @@ pub(crate) fn level_spans<'py>(
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let parents = span::checked_byte_spans(&text, pairs("parents", &parents)?)?;
     let splitter = Arc::clone(&splitter.get().inner);
-    let records = crate::py::detach(py, || engine::level_spans(&splitter, &text, &parents))??;
+    let records = crate::py::gil::detach(py, || engine::level_spans(&splitter, &text, &parents))??;
     let rows = records
         .iter()
         .map(|record| {
@@ -57,7 +57,7 @@ pub(crate) fn char_spans_to_bytes<'py>(
     spans: PyReadonlyArray2<'py, i64>,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let spans = pairs("spans", &spans)?;
-    let bytes = crate::py::detach(py, || span::char_spans_to_bytes(&text, &spans))??;
+    let bytes = crate::py::gil::detach(py, || span::char_spans_to_bytes(&text, &spans))??;
     let rows = bytes
         .iter()
         .map(|&(start, end)| [as_i64(start), as_i64(end)])
@@ -74,11 +74,11 @@ pub(crate) fn chunk_ids(
     spans: PyReadonlyArray2<'_, i64>,
 ) -> PyResult<Vec<String>> {
     let rows = table_rows(&spans)?;
-    crate::py::detach(py, || ids::row_ids(document_id, fingerprint, &rows))
+    crate::py::gil::detach(py, || ids::row_ids(document_id, fingerprint, &rows))
 }
 
 /// 16 hex digits of xxh3-64 of the UTF-8 text.
 #[pyfunction]
 pub(crate) fn text_id(py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
-    crate::py::detach(py, || ids::text_id(&text))
+    crate::py::gil::detach(py, || ids::text_id(&text))
 }

@@ -22,5 +22,5 @@ fn is_binary(head: &[u8]) -> bool {
 /// byte order mark), worded as the job reports it; None when they are.
 #[pyfunction]
 fn text_problem(py: Python<'_>, data: PyBackedBytes) -> PyResult<Option<String>> {
-    crate::py::detach(py, || decode::decode_text(&data).err())
+    crate::py::gil::detach(py, || decode::decode_text(&data).err())
 }

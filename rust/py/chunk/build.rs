@@ -156,7 +156,7 @@ pub(crate) fn cut_documents<'py>(
         let source = sources.get(position).and_then(Option::as_deref);
         inputs.push((text.to_str()?, text.len()?, key, source));
     }
-    let prepared = crate::py::detach(py, || {
+    let prepared = crate::py::gil::detach(py, || {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
         engine::document_rows(&borrowed, &inputs, workers)
     })??;

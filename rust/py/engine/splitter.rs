@@ -144,7 +144,7 @@ impl PySplitter {
     /// The size of `text` in this splitter's unit.
     fn measure(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<usize> {
         let splitter = Arc::clone(&self.inner);
-        Ok(crate::py::detach(py, || {
+        Ok(crate::py::gil::detach(py, || {
             splitter.sizer().size(&text).map_err(ChunkError::from)
         })??)
     }
@@ -169,7 +169,7 @@ impl PySplitter {
         text: PyBackedStr,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         let splitter = Arc::clone(&self.inner);
-        let spans = crate::py::detach(py, || splitter.spans(&text))??;
+        let spans = crate::py::gil::detach(py, || splitter.spans(&text))??;
         let rows = spans
             .iter()
             .map(|span| {

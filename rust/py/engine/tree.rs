@@ -33,7 +33,7 @@ impl PyTree {
         text: &str,
         cut: fn(&[&Splitter], &str) -> Result<SpanTable, ChunkError>,
     ) -> PyResult<Bound<'py, PyArray1<SpanRecord>>> {
-        let table = crate::py::detach(py, || cut(&self.borrowed(), text))??;
+        let table = crate::py::gil::detach(py, || cut(&self.borrowed(), text))??;
         Ok(table_to_numpy(py, table))
     }
 }
@@ -82,7 +82,7 @@ impl PyTree {
         workers: Option<i64>,
     ) -> PyResult<Vec<Bound<'py, PyArray1<SpanRecord>>>> {
         let workers = worker_count(workers)?;
-        let tables = crate::py::detach(py, || {
+        let tables = crate::py::gil::detach(py, || {
             let texts: Vec<&str> = texts.iter().map(|text| &**text).collect();
             engine::tree_spans_many(&self.borrowed(), &texts, workers)
         })??;

@@ -14,7 +14,7 @@ use pyo3::types::PyList;
 use super::settle::PyRecordedFiles;
 use crate::job::settle::{Recorded, Settled};
 use crate::job::walk::{Event, Globs, NoGlobs, Walk};
-use crate::py::detach;
+use crate::py::gil::detach;
 
 /// Registers the classes of this file in the `_core` module.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
