@@ -21,7 +21,7 @@ Hit = Chunk | tuple[Chunk, float]
 
 
 @dataclass(frozen=True, slots=True)
-class _Run:
+class _Window:
     """A window while it grows: adjacent chunks of one document and level, their text, and
     the hits it grew from as (hit, score, rank)."""
 
@@ -124,7 +124,7 @@ def _grow(
     budget: int,
     measure: Callable[[str], int],
     gaps: _Gaps,
-) -> _Run:
+) -> _Window:
     hit = scored[0]
     document_id, level, index = hit.document_id, hit.level, hit.index
     stored = store.window(document_id, level, index, index)
@@ -172,7 +172,7 @@ def _grow(
                 run.append(candidate)
             else:
                 run.insert(0, candidate)
-    return _Run(tuple(run), text, (scored,))
+    return _Window(tuple(run), text, (scored,))
 
 
 @overload
@@ -280,14 +280,14 @@ def neighbours(
                     "text=None"
                 )
     gaps = _Gaps(store, text)
-    runs: list[_Run] = []
+    runs: list[_Window] = []
     for hit in scored:
         runs = _merge_into(runs, _grow(hit, store, budget, measure, gaps), gaps)
     spans = [run.span(measure) for run in runs]
     return spans[0] if single else spans
 
 
-def _overlapping(one: _Run, other: _Run) -> bool:
+def _overlapping(one: _Window, other: _Window) -> bool:
     return (
         one.first.document_id == other.first.document_id
         and one.first.level == other.first.level
@@ -296,12 +296,12 @@ def _overlapping(one: _Run, other: _Run) -> bool:
     )
 
 
-def _merge_into(runs: list[_Run], new: _Run, gaps: _Gaps) -> list[_Run]:
+def _merge_into(runs: list[_Window], new: _Window, gaps: _Gaps) -> list[_Window]:
     """``runs`` with ``new`` merged into every one it shares a chunk with, in the place of
     the first of them (a merged run may reach others: repeated until none is left)."""
     place: int | None = None
     while True:
-        kept: list[_Run] = []
+        kept: list[_Window] = []
         merged = False
         for run in runs:
             if _overlapping(run, new):
@@ -310,7 +310,7 @@ def _merge_into(runs: list[_Run], new: _Run, gaps: _Gaps) -> list[_Run]:
                 joined = _joined(joined_run, gaps)
                 if joined is None:  # pragma: no cover - each gap was covered by one of the two
                     raise AssertionError("a merged span has a gap neither span covered")
-                new = _Run(tuple(joined_run), joined, run.hits + new.hits)
+                new = _Window(tuple(joined_run), joined, run.hits + new.hits)
                 merged = True
                 if place is None or len(kept) < place:
                     place = len(kept)
