@@ -56,7 +56,7 @@ pub fn outline(text: &str, language: Language) -> Outline {
     if !usable(root, text.len()) {
         return outline;
     }
-    Walk {
+    OutlineWalk {
         grammar,
         bytes: text.as_bytes(),
         outline: &mut outline,
@@ -101,7 +101,7 @@ fn usable(root: Node<'_>, length: usize) -> bool {
 
 /// What the walk knows of a node whose children it visits.
 #[derive(Debug, Clone, Copy)]
-struct Frame {
+struct NodeFrame {
     /// Definitions enclosing the node's children (the node included, when it is one).
     scopes: usize,
     /// The node is a definition (or its wrapper): its named children hold its statements.
@@ -112,11 +112,11 @@ struct Frame {
     opened: usize,
 }
 
-struct Walk<'t, 'o> {
+struct OutlineWalk<'t, 'o> {
     grammar: &'static Grammar,
     bytes: &'t [u8],
     outline: &'o mut Outline,
-    stack: Vec<Frame>,
+    stack: Vec<NodeFrame>,
     /// The definition inside the wrapper just visited (the same section).
     inside_wrapper: Option<usize>,
     /// The level of the definition that ended last, until the next node: code after a
@@ -125,11 +125,11 @@ struct Walk<'t, 'o> {
     ended: Option<usize>,
 }
 
-impl Walk<'_, '_> {
+impl OutlineWalk<'_, '_> {
     /// Visits every node in document order with one cursor (no recursion: a grammar's trees
     /// can be as deep as a long chain of `+`).
     fn run(&mut self, cursor: &mut TreeCursor<'_>) {
-        self.stack.push(Frame {
+        self.stack.push(NodeFrame {
             scopes: 0,
             scope: false,
             container: true,
@@ -165,9 +165,9 @@ impl Walk<'_, '_> {
     }
 
     /// Records what `node` begins, and returns the frame its children see.
-    fn visit(&mut self, node: Node<'_>) -> Frame {
+    fn visit(&mut self, node: Node<'_>) -> NodeFrame {
         let parent = *self.stack.last().expect("the document's frame");
-        let mut frame = Frame {
+        let mut frame = NodeFrame {
             scopes: parent.scopes,
             scope: false,
             container: false,
@@ -190,7 +190,7 @@ impl Walk<'_, '_> {
             }
         }
         let start = node.start_byte();
-        let line = line_start(self.bytes, start);
+        let line = line_start_at_indent(self.bytes, start);
         let ended = self.ended.take();
         if let Some(definition) = definition {
             let level = parent.scopes + 1;
@@ -303,18 +303,21 @@ impl Walk<'_, '_> {
             let gap = &self.bytes[previous.end_byte().min(start)..start];
             let newlines = bytecount::count(gap, b'\n');
             let blank = gap.iter().all(u8::is_ascii_whitespace);
-            if newlines > 1 || !blank || line_start(self.bytes, previous.start_byte()).is_none() {
+            if newlines > 1
+                || !blank
+                || line_start_at_indent(self.bytes, previous.start_byte()).is_none()
+            {
                 break;
             }
             start = previous.start_byte();
             current = previous;
         }
-        line_start(self.bytes, start).unwrap_or(start)
+        line_start_at_indent(self.bytes, start).unwrap_or(start)
     }
 }
 
 /// The start of the line holding `offset` when only spaces and tabs come before it there.
-fn line_start(bytes: &[u8], offset: usize) -> Option<usize> {
+fn line_start_at_indent(bytes: &[u8], offset: usize) -> Option<usize> {
     let line = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |newline| newline + 1);
     bytes[line..offset]
         .iter()

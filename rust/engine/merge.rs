@@ -193,18 +193,20 @@ impl<'t> Merger<'t> {
             let Some(next) = atoms.get(index) else { break };
             self.next_start_char = Some(span.end_char + next.lead_gap);
             self.carry = if overlap > 0 && !additive {
-                pack::overlap_start(splitter, text, chunk_start, chunk_end, next)?
+                pack::pack_overlap_start(splitter, text, chunk_start, chunk_end, next)?
                     .map(|(start, _, total)| (start, total, 0))
             } else if overlap > 0 {
-                overlap_start(splitter, text, chunk_start, chunk_end, next)?.map(|(start, tail)| {
-                    // With char sizes the tail's size is its char count.
-                    let start_char = if sizes_are_chars {
-                        span.end_char - tail
-                    } else {
-                        0
-                    };
-                    (start, tail, start_char)
-                })
+                merge_overlap_start(splitter, text, chunk_start, chunk_end, next)?.map(
+                    |(start, tail)| {
+                        // With char sizes the tail's size is its char count.
+                        let start_char = if sizes_are_chars {
+                            span.end_char - tail
+                        } else {
+                            0
+                        };
+                        (start, tail, start_char)
+                    },
+                )
             } else {
                 None
             };
@@ -252,7 +254,7 @@ fn cut_after(atom: &Atom, next: &Atom) -> usize {
 
 /// Start and size of the overlap that the chunk after `text[chunk_start..chunk_end]` takes,
 /// given that `next` is its first new atom.
-fn overlap_start(
+fn merge_overlap_start(
     splitter: &Splitter,
     text: &str,
     chunk_start: usize,

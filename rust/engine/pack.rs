@@ -152,7 +152,7 @@ fn bisect(
 ///
 /// # Errors
 /// The sizer failed.
-pub(crate) fn overlap_start(
+pub(crate) fn pack_overlap_start(
     splitter: &Splitter,
     text: &str,
     chunk_start: usize,

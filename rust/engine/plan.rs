@@ -338,7 +338,7 @@ fn seek_patterns(
         && config
             .separators
             .iter()
-            .all(|level| level.iter().all(|sep| is_blank(sep)) || cannot_overlap(level));
+            .all(|level| level.iter().all(|sep| is_all_whitespace(sep)) || cannot_overlap(level));
     seekable.then(|| {
         levels
             .iter()
@@ -347,7 +347,7 @@ fn seek_patterns(
     })
 }
 
-/// A separator of a seekable splitter, kept as it is searched for (see [`Pattern`]).
+/// A separator of a seekable splitter, kept as it is searched for (see [`SeekPatternRef`]).
 #[derive(Debug, Clone)]
 pub(crate) enum SeekPattern {
     /// One or two line feeds.
@@ -366,24 +366,24 @@ impl SeekPattern {
     }
 
     #[inline]
-    pub(crate) fn borrowed(&self) -> Pattern<'_> {
+    pub(crate) fn borrowed(&self) -> SeekPatternRef<'_> {
         match self {
-            Self::LineFeeds(width) => Pattern::LineFeeds(*width),
-            Self::Bytes(bytes) => Pattern::Bytes(bytes),
+            Self::LineFeeds(width) => SeekPatternRef::LineFeeds(*width),
+            Self::Bytes(bytes) => SeekPatternRef::Bytes(bytes),
         }
     }
 }
 
 /// A separator, as it is searched for.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Pattern<'a> {
+pub(crate) enum SeekPatternRef<'a> {
     /// One or two line feeds: found in the text's `LineMask`.
     LineFeeds(usize),
     /// Any other: its first byte found by `memchr`, the rest compared in place.
     Bytes(&'a [u8]),
 }
 
-impl Pattern<'_> {
+impl SeekPatternRef<'_> {
     pub(crate) fn len(self) -> usize {
         match self {
             Self::LineFeeds(width) => width,
@@ -406,7 +406,7 @@ fn sentence_ends(levels: &[Searcher]) -> Vec<String> {
 }
 
 /// Whether every char of `pattern` is whitespace.
-fn is_blank(pattern: &str) -> bool {
+fn is_all_whitespace(pattern: &str) -> bool {
     pattern.chars().all(is_whitespace)
 }
 
@@ -463,7 +463,11 @@ mod tests {
             "one ends with the other's start"
         );
         assert!(!cannot_overlap(&level(&["\n\n"])));
-        assert!(is_blank("\n\n") && is_blank("\u{3000}\t") && !is_blank(". "));
+        assert!(
+            is_all_whitespace("\n\n")
+                && is_all_whitespace("\u{3000}\t")
+                && !is_all_whitespace(". ")
+        );
     }
 
     #[test]

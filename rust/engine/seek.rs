@@ -21,7 +21,7 @@
 //!
 //! Speed: `benches/NOTES.md`, under `rust/engine/seek.rs`.
 
-use super::plan::{Pattern, Splitter};
+use super::plan::{SeekPatternRef, Splitter};
 use crate::sizing::CharIndex;
 use crate::text::chars::{prefetch, trimmed, trimmed_start};
 use crate::text::lines::LineMask;
@@ -338,7 +338,7 @@ impl<'a> Seeker<'a> {
 
     /// The patterns of separator level `level` that can occur in the text.
     #[inline]
-    fn patterns(&self, level: usize) -> impl Iterator<Item = Pattern<'a>> + 'a {
+    fn patterns(&self, level: usize) -> impl Iterator<Item = SeekPatternRef<'a>> + 'a {
         let mask = self.masks[level];
         self.splitter
             .seek_patterns(level)
@@ -350,7 +350,7 @@ impl<'a> Seeker<'a> {
 
     /// The pattern of level `level` when it is the only one that can occur in the text.
     #[inline]
-    fn only_pattern(&self, level: usize) -> Option<Pattern<'a>> {
+    fn only_pattern(&self, level: usize) -> Option<SeekPatternRef<'a>> {
         let mask = self.masks[level];
         mask.is_power_of_two()
             .then(|| self.splitter.seek_patterns(level)[mask.trailing_zeros() as usize].borrowed())
@@ -403,15 +403,15 @@ impl<'a> Seeker<'a> {
     #[inline]
     fn first_start(
         &self,
-        pattern: Pattern<'_>,
+        pattern: SeekPatternRef<'_>,
         low: usize,
         start_limit: usize,
         to: usize,
     ) -> Option<usize> {
         let end_limit = (start_limit + pattern.len() - 1).min(to);
         let pattern = match pattern {
-            Pattern::LineFeeds(width) => return self.lines.find(width, low, end_limit),
-            Pattern::Bytes(bytes) => bytes,
+            SeekPatternRef::LineFeeds(width) => return self.lines.find(width, low, end_limit),
+            SeekPatternRef::Bytes(bytes) => bytes,
         };
         let bytes = self.text.as_bytes();
         let mut at = low;
@@ -466,7 +466,7 @@ impl<'a> Seeker<'a> {
     #[inline]
     fn last_start(
         &self,
-        pattern: Pattern<'_>,
+        pattern: SeekPatternRef<'_>,
         low: usize,
         high: usize,
         to: usize,
@@ -477,10 +477,10 @@ impl<'a> Seeker<'a> {
             return None;
         }
         let pattern = match pattern {
-            Pattern::LineFeeds(width) => {
+            SeekPatternRef::LineFeeds(width) => {
                 return self.lines.rfind(width, low, high - 1 + width);
             }
-            Pattern::Bytes(bytes) => bytes,
+            SeekPatternRef::Bytes(bytes) => bytes,
         };
         let bytes = self.text.as_bytes();
         let mut end = high;

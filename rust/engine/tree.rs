@@ -313,7 +313,7 @@ fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, ChunkError> {
 /// checked rows, its outline (Markdown or code levels), and its default id when none was
 /// given.
 #[derive(Debug)]
-pub struct DocumentRows {
+pub struct ChunkedDocument {
     /// The rows of its span table, checked.
     pub rows: Vec<SpanRow>,
     /// Its outline, when a level is Markdown or code.
@@ -331,11 +331,11 @@ pub type DocumentInput<'a> = (&'a str, usize, Option<&'a str>, Option<&'a str>);
 ///
 /// # Errors
 /// The first failing document's error, a pool that cannot start, or a bad row.
-pub fn document_rows(
+pub fn chunked_documents(
     levels: &[&Splitter],
     documents: &[DocumentInput<'_>],
     workers: Option<usize>,
-) -> Result<Vec<DocumentRows>, ChunkError> {
+) -> Result<Vec<ChunkedDocument>, ChunkError> {
     check_levels(levels)?;
     let cut = |&(text, _, _, source): &DocumentInput<'_>| tree_spans_sourced(levels, text, source);
     let tables = if workers == Some(1) {
@@ -357,7 +357,7 @@ pub fn document_rows(
         .into_iter()
         .zip(documents)
         .map(|((table, outline), &(text, chars, key, _))| {
-            Ok(DocumentRows {
+            Ok(ChunkedDocument {
                 rows: records_rows(&table.records, chars)?,
                 outline,
                 made_key: key.is_none().then(|| ids::text_id(text)),

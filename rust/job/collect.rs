@@ -9,7 +9,7 @@ use crate::markdown::Outline;
 use crate::output::columns::{self, Columns};
 use crate::output::parquet::{self as chunk_parquet, EncodedGroup, Encoder, GroupEncoder};
 use crate::output::{self, jsonl, Document};
-use crate::store::DocumentRows;
+use crate::store::StoreColumns;
 use crate::table::SpanTable;
 
 /// The JSON Lines records of every document, in order.
@@ -177,7 +177,7 @@ pub struct StoreDocument {
     /// Its chunks' spans.
     pub table: SpanTable,
     /// Its chunks' ids, parents, children and metadata.
-    pub rows: DocumentRows,
+    pub rows: StoreColumns,
 }
 
 /// The store's rows of every document cut, in order, each with its content hash and file
@@ -211,7 +211,7 @@ impl Collect for StoreRows<'_> {
         table: SpanTable,
         outline: Option<Outline>,
     ) {
-        let rows = DocumentRows::new(document, &table, outline.as_ref());
+        let rows = StoreColumns::new(document, &table, outline.as_ref());
         self.documents.push(StoreDocument {
             text: document.text.to_owned(),
             document_id: document.document_id.to_owned(),

@@ -24,7 +24,7 @@ const AHEAD: usize = 4096;
 
 /// Where a queued folder stands.
 #[derive(Debug)]
-enum Slot {
+enum FolderSlot {
     /// In the queue, listed by nobody yet.
     Queued,
     /// Being listed by a helper.
@@ -34,11 +34,11 @@ enum Slot {
 }
 
 #[derive(Debug, Default)]
-struct State {
+struct PrefetchState {
     /// Folders to list, the next first.
     queue: VecDeque<OsString>,
     /// Every folder queued and not yet taken by the walk.
-    slots: HashMap<OsString, Slot>,
+    slots: HashMap<OsString, FolderSlot>,
     /// Listings done and not yet taken.
     done: usize,
     /// Set when the walk is dropped: the helpers stop.
@@ -47,7 +47,7 @@ struct State {
 
 #[derive(Debug)]
 struct Shared {
-    state: Mutex<State>,
+    state: Mutex<PrefetchState>,
     /// A helper finished a listing (the walk may be waiting for it).
     listed: Condvar,
     /// Work was queued, a listing taken, or the walk stopped (helpers may be waiting).
@@ -55,7 +55,7 @@ struct Shared {
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, PrefetchState> {
         // A helper that panicked leaves consistent state behind (every change is one step).
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -73,7 +73,7 @@ impl Prefetch {
     #[must_use]
     pub fn new(threads: usize) -> Self {
         let shared = Arc::new(Shared {
-            state: Mutex::new(State::default()),
+            state: Mutex::new(PrefetchState::default()),
             listed: Condvar::new(),
             changed: Condvar::new(),
         });
@@ -91,7 +91,7 @@ impl Prefetch {
         let mut state = self.shared.lock();
         for folder in folders {
             if !state.slots.contains_key(folder) {
-                state.slots.insert(folder.clone(), Slot::Queued);
+                state.slots.insert(folder.clone(), FolderSlot::Queued);
                 state.queue.push_back(folder.clone());
             }
         }
@@ -108,14 +108,14 @@ impl Prefetch {
         let mut state = self.shared.lock();
         loop {
             match state.slots.remove(folder) {
-                Some(Slot::Done(listing)) => {
+                Some(FolderSlot::Done(listing)) => {
                     state.done -= 1;
                     drop(state);
                     self.shared.changed.notify_all();
                     return listing;
                 }
-                Some(Slot::Busy) => {
-                    state.slots.insert(folder.to_owned(), Slot::Busy);
+                Some(FolderSlot::Busy) => {
+                    state.slots.insert(folder.to_owned(), FolderSlot::Busy);
                     state = self
                         .shared
                         .listed
@@ -123,7 +123,7 @@ impl Prefetch {
                         .unwrap_or_else(PoisonError::into_inner);
                 }
                 // Queued (a helper that pops it finds no slot and passes), or never queued.
-                Some(Slot::Queued) | None => {
+                Some(FolderSlot::Queued) | None => {
                     drop(state);
                     let listing = list(folder);
                     if let Ok(entries) = &listing {
@@ -162,7 +162,7 @@ fn queue_subfolders(shared: &Shared, folder: &OsStr, entries: &[Entry]) {
     let mut state = shared.lock();
     for subfolder in subfolders.into_iter().rev() {
         if !state.slots.contains_key(&subfolder) {
-            state.slots.insert(subfolder.clone(), Slot::Queued);
+            state.slots.insert(subfolder.clone(), FolderSlot::Queued);
             state.queue.push_front(subfolder);
         }
     }
@@ -190,7 +190,7 @@ fn help(shared: &Shared) {
             continue;
         };
         match state.slots.get_mut(&folder) {
-            Some(slot @ Slot::Queued) => *slot = Slot::Busy,
+            Some(slot @ FolderSlot::Queued) => *slot = FolderSlot::Busy,
             _ => continue, // claimed by the walk
         }
         drop(state);
@@ -199,7 +199,7 @@ fn help(shared: &Shared) {
             queue_subfolders(shared, &folder, entries);
         }
         state = shared.lock();
-        state.slots.insert(folder, Slot::Done(listing));
+        state.slots.insert(folder, FolderSlot::Done(listing));
         state.done += 1;
         shared.listed.notify_all();
     }

@@ -14,12 +14,12 @@ use std::ffi::{OsStr, OsString};
 use rustc_hash::FxHashMap;
 
 use super::walk::Listed;
-pub use crate::store::snapshot::{SkippedFile, State};
+pub use crate::store::snapshot::{RecordedState, SkippedFile};
 
 #[derive(Debug)]
 struct Record {
     /// The recorded state (None: none trusted, the file is read).
-    state: Option<State>,
+    state: Option<RecordedState>,
     /// Whether it was settled by its state.
     settled: bool,
 }
@@ -80,7 +80,7 @@ impl Recorded {
     }
 
     /// Records a document of the store (`state` None: its file is read whatever its state).
-    pub fn add_document(&mut self, id: OsString, state: Option<State>) {
+    pub fn add_document(&mut self, id: OsString, state: Option<RecordedState>) {
         self.paths.entry(id).or_default().document = Some(Record {
             state,
             settled: false,
@@ -190,7 +190,7 @@ impl Recorded {
 }
 
 /// A listed file's state as the store records it (None: beyond what the store's integers hold).
-fn state_of(file: &Listed) -> Option<State> {
+fn state_of(file: &Listed) -> Option<RecordedState> {
     Some((
         i64::try_from(file.size).ok()?,
         file.mtime_ns,
@@ -215,7 +215,7 @@ mod tests {
         }
     }
 
-    fn skip(path: &str, state: State) -> SkippedFile {
+    fn skip(path: &str, state: RecordedState) -> SkippedFile {
         SkippedFile {
             path: path.into(),
             kind: "binary".into(),

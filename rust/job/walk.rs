@@ -106,7 +106,7 @@ impl Globs for NoGlobs {
 
 /// A folder being walked: its path, its path relative to the PATH, its entries in order.
 #[derive(Debug)]
-struct Frame {
+struct FolderFrame {
     folder: OsString,
     /// The folder's resolved path (see [`Listed::resolved`]).
     resolved: OsString,
@@ -119,7 +119,7 @@ struct Frame {
 #[derive(Debug)]
 pub struct Walk {
     paths: std::vec::IntoIter<OsString>,
-    stack: Vec<Frame>,
+    stack: Vec<FolderFrame>,
     /// The files found so far, by device and inode.
     seen: FxHashSet<(u64, u64)>,
     /// Helpers listing folders ahead of the walk (none: each folder is listed when opened).
@@ -283,7 +283,7 @@ impl Walk {
             None => list(&folder),
         };
         match listing {
-            Ok(entries) => self.stack.push(Frame {
+            Ok(entries) => self.stack.push(FolderFrame {
                 folder,
                 resolved,
                 relative,

@@ -99,11 +99,6 @@ pub(crate) fn non_negative(setting: &'static str, value: i64) -> PyResult<usize>
     })
 }
 
-#[allow(clippy::cast_possible_wrap)]
-pub(crate) fn as_i64(value: usize) -> i64 {
-    value as i64
-}
-
 /// A `workers` argument: None (every core) or a positive count.
 pub(crate) fn worker_count(workers: Option<i64>) -> PyResult<Option<usize>> {
     match workers {

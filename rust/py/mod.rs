@@ -60,7 +60,7 @@ impl From<ChunkError> for PyErr {
 /// the hidden hook the tests use to pin that a panic surfaces as a `RuntimeError`.
 #[pyfunction]
 #[pyo3(name = "_panic_for_tests", signature = (message, workers = 0))]
-fn panic_for_tests(py: Python<'_>, message: String, workers: usize) -> PyResult<()> {
+fn py_panic_for_tests(py: Python<'_>, message: String, workers: usize) -> PyResult<()> {
     Ok(gil::detach(py, || {
         crate::engine::panic_for_tests(&message, workers)
     })??)
@@ -107,14 +107,14 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
         engine::splitter::forget_token_counts,
         module
     )?)?;
-    module.add_function(wrap_pyfunction!(table::level_spans, module)?)?;
-    module.add_function(wrap_pyfunction!(table::char_spans_to_bytes, module)?)?;
+    module.add_function(wrap_pyfunction!(table::py_level_spans, module)?)?;
+    module.add_function(wrap_pyfunction!(table::py_char_spans_to_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(table::chunk_ids, module)?)?;
-    module.add_function(wrap_pyfunction!(table::text_id, module)?)?;
-    module.add_function(wrap_pyfunction!(panic_for_tests, module)?)?;
-    job::register(module)?;
-    output::register(module)?;
-    store::register(module)?;
-    text::register(module)?;
+    module.add_function(wrap_pyfunction!(table::py_text_id, module)?)?;
+    module.add_function(wrap_pyfunction!(py_panic_for_tests, module)?)?;
+    job::register_job(module)?;
+    output::register_output(module)?;
+    store::register_store(module)?;
+    text::register_text(module)?;
     Ok(())
 }

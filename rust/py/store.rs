@@ -21,10 +21,11 @@ use crate::output::Document;
 use crate::py::engine::splitter::{splitters, PySplitter};
 use crate::py::gil::detach;
 use crate::py::output::sizes::PyChunkSizes;
+use crate::store::snapshot::RecordedState;
 use crate::store::sqlite::{BulkWriter, Statements, StoredDocument};
 
 /// Registers the classes and functions of this file in the `_core` module.
-pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+pub(crate) fn register_store(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyStoreBatch>()?;
     module.add_class::<PyStoreWriter>()?;
     module.add_function(wrap_pyfunction!(cut_for_store, module)?)
@@ -108,9 +109,6 @@ impl PyStoreBatch {
     }
 }
 
-/// What the store records of a file: size, mtime_ns, ctime_ns, inode.
-type FileState = (i64, i64, i64, i64);
-
 /// What `cut_for_store` returns: the batch, each document's error (None: cut), and the char
 /// length of every chunk cut, by level.
 type Cut<'py> = (Bound<'py, PyStoreBatch>, Vec<Option<String>>, PyChunkSizes);
@@ -128,7 +126,7 @@ fn cut_for_store<'py>(
     document_ids: Vec<PyBackedStr>,
     fingerprint: String,
     content_hashes: Vec<PyBackedStr>,
-    file_states: Vec<Option<FileState>>,
+    file_states: Vec<Option<RecordedState>>,
 ) -> PyResult<Cut<'py>> {
     let count = datas.len();
     if document_ids.len() != count || content_hashes.len() != count || file_states.len() != count {

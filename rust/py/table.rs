@@ -9,9 +9,9 @@ use pyo3::pybacked::PyBackedStr;
 
 use crate::engine;
 use crate::ids;
-use crate::py::convert::{as_i64, int_rows, rows_to_numpy};
+use crate::py::convert::{int_rows, rows_to_numpy};
 use crate::py::engine::splitter::PySplitter;
-use crate::table::SPAN_COLUMNS;
+use crate::table::{as_i64, SPAN_COLUMNS};
 use crate::text::span;
 
 /// The (start, end) pairs of an (n, 2) array.
@@ -29,8 +29,8 @@ fn table_rows(spans: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<[i64; 7]>> {
 
 /// One level cut inside parent byte spans: (n, 5) parent, start_byte, end_byte, start_char,
 /// end_char.
-#[pyfunction]
-pub(crate) fn level_spans<'py>(
+#[pyfunction(name = "level_spans")]
+pub(crate) fn py_level_spans<'py>(
     py: Python<'py>,
     splitter: Bound<'py, PySplitter>,
     text: PyBackedStr,
@@ -50,8 +50,8 @@ pub(crate) fn level_spans<'py>(
 }
 
 /// (n, 2) char spans to byte spans.
-#[pyfunction]
-pub(crate) fn char_spans_to_bytes<'py>(
+#[pyfunction(name = "char_spans_to_bytes")]
+pub(crate) fn py_char_spans_to_bytes<'py>(
     py: Python<'py>,
     text: PyBackedStr,
     spans: PyReadonlyArray2<'py, i64>,
@@ -78,7 +78,7 @@ pub(crate) fn chunk_ids(
 }
 
 /// 16 hex digits of xxh3-64 of the UTF-8 text.
-#[pyfunction]
-pub(crate) fn text_id(py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
+#[pyfunction(name = "text_id")]
+pub(crate) fn py_text_id(py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
     crate::py::gil::detach(py, || ids::text_id(&text))
 }

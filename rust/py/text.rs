@@ -7,14 +7,14 @@ use pyo3::pybacked::PyBackedBytes;
 use crate::text::decode;
 
 /// Registers the functions of this file in the `_core` module.
-pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add_function(wrap_pyfunction!(is_binary, module)?)?;
+pub(crate) fn register_text(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(py_is_binary, module)?)?;
     module.add_function(wrap_pyfunction!(text_problem, module)?)
 }
 
 /// Whether a file whose first bytes are `head` is binary, as the job decides.
-#[pyfunction]
-fn is_binary(head: &[u8]) -> bool {
+#[pyfunction(name = "is_binary")]
+fn py_is_binary(head: &[u8]) -> bool {
     decode::is_binary(head)
 }
 

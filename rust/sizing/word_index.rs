@@ -198,7 +198,7 @@ fn mark_starts_sse2(blocks: &mut [(u64, u64)], bytes: &[u8]) {
 
 /// The text being chunked on this thread: its address, length and word index.
 #[derive(Default)]
-struct Slot {
+struct WordIndexSlot {
     active: bool,
     base: usize,
     len: usize,
@@ -206,7 +206,7 @@ struct Slot {
 }
 
 thread_local! {
-    static SLOT: RefCell<Slot> = RefCell::new(Slot::default());
+    static SLOT: RefCell<WordIndexSlot> = RefCell::new(WordIndexSlot::default());
 }
 
 /// Ranges shorter than this are counted directly: the walk is as fast as the look-ups.

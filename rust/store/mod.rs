@@ -25,7 +25,7 @@ pub const ID_SEPARATOR: char = '\u{1f}';
 /// The columns of a document's rows that its span table does not hold: ids, parent ids,
 /// child id lists and metadata texts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DocumentRows {
+pub struct StoreColumns {
     /// 16 hex digits per row.
     ids: String,
     /// The row of each row's parent; None at the top level.
@@ -39,7 +39,7 @@ pub struct DocumentRows {
     metadata_of: Vec<usize>,
 }
 
-impl DocumentRows {
+impl StoreColumns {
     /// The rows of `document` cut as `table` (levels in blocks, top first, as the engine
     /// writes it), with heading paths from `outline` for a Markdown document.
     #[must_use]
@@ -198,7 +198,7 @@ mod tests {
                 SpanRecord([0, 1, 0, 3, 5, 3, 5]),
             ],
         };
-        let rows = DocumentRows::new(&document("ab\ncd", "d.txt"), &table, None);
+        let rows = StoreColumns::new(&document("ab\ncd", "d.txt"), &table, None);
         assert_eq!(rows.len(), 3);
         let parent = ids::chunk_id("d.txt", "fp", 1, 0, 5);
         let first = ids::chunk_id("d.txt", "fp", 0, 0, 2);
@@ -209,7 +209,7 @@ mod tests {
         assert_eq!(rows.child_ids(0), format!("{first}\u{1f}{second}"));
         assert_eq!(rows.child_ids(1), "");
         assert_eq!(rows.metadata(2), r#"{"source":"d.txt"}"#);
-        assert!(DocumentRows::new(&document("", "e"), &SpanTable::default(), None).is_empty());
+        assert!(StoreColumns::new(&document("", "e"), &SpanTable::default(), None).is_empty());
     }
 
     #[test]
@@ -239,7 +239,7 @@ mod tests {
                 SpanRecord([0, 1, -1, 9, 17, 9, 17]),
             ],
         };
-        let rows = DocumentRows::new(&document(text, "n.md"), &table, Some(&outline));
+        let rows = StoreColumns::new(&document(text, "n.md"), &table, Some(&outline));
         assert_eq!(
             rows.metadata(0),
             r#"{"source":"n.md","headings":{"\u0000tuple":["A"]}}"#

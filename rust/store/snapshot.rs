@@ -22,7 +22,7 @@ use std::os::unix::ffi::OsStringExt;
 use thiserror::Error;
 
 /// A file's state as the store records it: size, `mtime_ns`, `ctime_ns`, inode.
-pub type State = (i64, i64, i64, i64);
+pub type RecordedState = (i64, i64, i64, i64);
 
 /// A snapshot that is not in the format above (written by something else): the caller reads
 /// the tables' rows instead.
@@ -39,7 +39,7 @@ pub struct DocumentState {
     /// Whether the store holds the document's content hash.
     pub hashed: bool,
     /// The file's state when it was read.
-    pub state: Option<State>,
+    pub state: Option<RecordedState>,
 }
 
 /// A skipped file's row.
@@ -52,7 +52,7 @@ pub struct SkippedFile {
     /// The message said of it.
     pub message: String,
     /// Its state when it was looked at.
-    pub state: State,
+    pub state: RecordedState,
 }
 
 /// The documents' rows of a snapshot.
@@ -174,7 +174,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `,` then an integer, four times: a whole state, or None when any is NULL.
-    fn state(&mut self) -> Result<Option<State>, SnapshotError> {
+    fn state(&mut self) -> Result<Option<RecordedState>, SnapshotError> {
         let mut values = [None; 4];
         for value in &mut values {
             self.expect(b',')?;

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, Statement};
 
-use super::DocumentRows;
+use super::StoreColumns;
 use crate::error::ChunkError;
 use crate::output::Document;
 use crate::table::SpanTable;
@@ -27,7 +27,7 @@ pub struct StoredDocument<'a> {
     /// Its span table.
     pub table: &'a SpanTable,
     /// The columns of its rows that the table does not hold.
-    pub rows: &'a DocumentRows,
+    pub rows: &'a StoreColumns,
     /// The hash of its source's bytes (`documents.content_hash`).
     pub content_hash: &'a str,
     /// The size, mtime, ctime (both in ns) and inode its file had when read; None where
@@ -294,7 +294,7 @@ mod tests {
             document_id: "d.txt",
             fingerprint: "fp",
         };
-        let rows = DocumentRows::new(&document, &table, None);
+        let rows = StoreColumns::new(&document, &table, None);
         let mut writer = BulkWriter::open(&path, "PRAGMA journal_mode = OFF", STATEMENTS).unwrap();
         let stored = StoredDocument {
             document,
@@ -312,7 +312,7 @@ mod tests {
             document_id: "other",
             ..document
         };
-        let bad_rows = DocumentRows::new(&other, &bad, None);
+        let bad_rows = StoreColumns::new(&other, &bad, None);
         let error = writer
             .write([StoredDocument {
                 document: other,
@@ -410,10 +410,10 @@ mod tests {
                 fingerprint: "fp",
             })
             .collect();
-        let rows: Vec<DocumentRows> = documents
+        let rows: Vec<StoreColumns> = documents
             .iter()
             .zip(&tables)
-            .map(|(document, table)| DocumentRows::new(document, table, None))
+            .map(|(document, table)| StoreColumns::new(document, table, None))
             .collect();
         let stored = |position: usize| StoredDocument {
             document: documents[position],
@@ -453,7 +453,7 @@ mod tests {
             document_id: "big",
             fingerprint: "fp",
         };
-        let rows = DocumentRows::new(&document, &table, None);
+        let rows = StoreColumns::new(&document, &table, None);
         let error = writer
             .write([StoredDocument {
                 document,

@@ -9,7 +9,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
-use super::fields::{frozen_metadata, plain_dict, DocumentRows, MAPPING_PROXY_TYPE};
+use super::fields::{frozen_metadata, plain_dict, SharedDocument, MAPPING_PROXY_TYPE};
 use super::object::PyChunk;
 use crate::engine::{self, DocumentInput, Splitter, Structure};
 use crate::markdown::Outline;
@@ -158,7 +158,7 @@ pub(crate) fn cut_documents<'py>(
     }
     let prepared = crate::py::gil::detach(py, || {
         let borrowed: Vec<&Splitter> = owned.iter().map(AsRef::as_ref).collect();
-        engine::document_rows(&borrowed, &inputs, workers)
+        engine::chunked_documents(&borrowed, &inputs, workers)
     })??;
     prepared
         .into_iter()
@@ -182,7 +182,7 @@ pub(crate) fn cut_documents<'py>(
 }
 
 /// `Chunk` objects for the linked rows of one document's span table, in row order, given
-/// with the document id and the fingerprint their ids hash: one `DocumentRows` shared by
+/// with the document id and the fingerprint their ids hash: one `SharedDocument` shared by
 /// every chunk (its id, text, parent id and child-id tuple are made from it on first read),
 /// one shared metadata mapping; with a Markdown `outline`, one mapping per heading path,
 /// holding the document's metadata and `"headings"`, shared by the chunks with that path.
@@ -197,7 +197,7 @@ fn document_chunks<'py>(
     let metadata = frozen_metadata(py, metadata)?;
     let mut paths = outline.map(|outline| HeadingPaths::new(outline, &metadata));
     let mut chunks = Vec::with_capacity(rows.rows.len());
-    let shared = Arc::new(DocumentRows {
+    let shared = Arc::new(SharedDocument {
         text: text.clone().unbind(),
         document_key,
         fingerprint,

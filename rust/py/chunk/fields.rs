@@ -99,7 +99,7 @@ pub(crate) fn same_str(
 
 /// What every chunk of one document shares, to make its lazy fields from: the document str,
 /// what the ids hash, and the rows of the whole span table with their parents and children.
-pub(crate) struct DocumentRows {
+pub(crate) struct SharedDocument {
     pub(crate) text: Py<PyString>,
     /// The document id and the chunker's fingerprint: with a row's level and byte span, what
     /// its chunk id hashes (on first read: most children's ids are never read).
@@ -150,7 +150,7 @@ pub(crate) fn filled<T>(py: Python<'_>, value: T) -> PyOnceLock<T> {
     lock
 }
 
-impl DocumentRows {
+impl SharedDocument {
     /// The id number of row `row` (`ids::chunk_id` spells it in hex).
     pub(crate) fn id(&self, row: usize) -> u64 {
         self.rows.id(&self.document_key, &self.fingerprint, row)

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyString, PyTuple};
 
-use super::fields::{id_string, made_once, substring, DocumentRows};
+use super::fields::{id_string, made_once, substring, SharedDocument};
 
 /// One chunk of a document: its text, exact offsets, place in the hierarchy and metadata.
 ///
@@ -53,7 +53,7 @@ use super::fields::{id_string, made_once, substring, DocumentRows};
 pub struct PyChunk {
     /// Where the lazy fields come from: the rows of the document the chunk was cut from
     /// (None for a chunk made by hand, whose lazy fields are all set at construction).
-    pub(crate) rows: Option<Arc<DocumentRows>>,
+    pub(crate) rows: Option<Arc<SharedDocument>>,
     /// The chunk's row in `rows`.
     pub(crate) row: usize,
     // Made on first read (`benches/NOTES.md`, under python/spanchunk/chunk.py): a job
@@ -83,7 +83,7 @@ pub struct PyChunk {
 impl PyChunk {
     /// The chunk of row `row` of `rows`, its lazy fields unset.
     pub(crate) fn of_row(
-        rows: &Arc<DocumentRows>,
+        rows: &Arc<SharedDocument>,
         row: usize,
         document_id: Py<PyString>,
         metadata: Py<PyAny>,
@@ -123,7 +123,7 @@ impl PyChunk {
 
     /// The document rows a lazy field is made from: always there when a field is still
     /// unset (a chunk made by hand has every field set).
-    fn rows(&self) -> PyResult<&DocumentRows> {
+    fn rows(&self) -> PyResult<&SharedDocument> {
         self.rows
             .as_deref()
             .ok_or_else(|| PyRuntimeError::new_err("Chunk has neither a field nor its source"))
@@ -170,7 +170,7 @@ impl PyChunk {
         .map(|ids| ids.bind(py))
     }
 
-    /// Whether both chunks were built from the same `DocumentRows` (one document, one call).
+    /// Whether both chunks were built from the same `SharedDocument` (one document, one call).
     pub(crate) fn same_source(&self, other: &Self) -> bool {
         match (&self.rows, &other.rows) {
             (Some(mine), Some(theirs)) => Arc::ptr_eq(mine, theirs),

@@ -10,10 +10,11 @@ use crate::engine::{
     default_separators_for, KeepSeparator, Merge, Splitter, SplitterConfig, Structure,
 };
 use crate::error::ChunkError;
-use crate::py::convert::{as_i64, non_negative, rows_to_numpy};
+use crate::py::convert::{non_negative, rows_to_numpy};
 use crate::py::sizing::CallableSizer;
 use crate::sizing::token::TokenSizer;
 use crate::sizing::{SegmentUnit, Sizer, Unit};
+use crate::table::as_i64;
 
 /// The sizer of `unit` when it is not "char" or "byte" (`None` for those): "token" needs
 /// exactly one of a tiktoken encoding name, a tokenizer.json text, or a callable; "word",

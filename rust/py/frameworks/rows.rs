@@ -8,7 +8,7 @@ use pyo3::{ffi, intern};
 use std::sync::Arc;
 
 use crate::py::chunk::build::{CutDocument, HeadingPaths};
-use crate::py::chunk::{frozen_metadata, id_string, substring, DocumentRows, PyChunk};
+use crate::py::chunk::{frozen_metadata, id_string, substring, PyChunk, SharedDocument};
 
 /// A chunk's paths as a framework's metadata holds them: `list(chunk.metadata["headings"])`
 /// when the chunk has a heading path, `list(chunk.metadata["symbols"])` and
@@ -136,7 +136,7 @@ pub(crate) fn cut_views<'py>(
     let mut paths = outline
         .as_ref()
         .map(|outline| HeadingPaths::new(outline, &shared_metadata));
-    let shared = Arc::new(DocumentRows {
+    let shared = Arc::new(SharedDocument {
         text: text.clone().unbind(),
         document_key: key,
         fingerprint: Arc::clone(fingerprint),

@@ -24,7 +24,7 @@ use crate::py::output::parquet::{parquet_error, PyParquetEncoder, PyParquetGroup
 use crate::py::output::sizes::PyChunkSizes;
 
 /// Registers the functions of this file in the `_core` module.
-pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+pub(crate) fn register_job_batch(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(write_documents, module)?)?;
     module.add_function(wrap_pyfunction!(write_files, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_columns, module)?)

@@ -9,8 +9,8 @@ pub(crate) mod walk;
 use pyo3::prelude::*;
 
 /// Registers the classes and functions of this folder in the `_core` module.
-pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    batch::register(module)?;
-    settle::register(module)?;
-    walk::register(module)
+pub(crate) fn register_job(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    batch::register_job_batch(module)?;
+    settle::register_job_settle(module)?;
+    walk::register_job_walk(module)
 }

@@ -9,11 +9,11 @@ use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::job::settle::{Recorded, SkippedFile, State};
+use crate::job::settle::{Recorded, RecordedState, SkippedFile};
 use crate::store::snapshot;
 
 /// Registers the class of this file in the `_core` module.
-pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+pub(crate) fn register_job_settle(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyRecordedFiles>()
 }
 
@@ -29,7 +29,7 @@ pub struct PyRecordedFiles {
     pub(crate) recorded: Recorded,
 }
 
-fn state_at(row: &Bound<'_, PyTuple>, first: usize) -> PyResult<Option<State>> {
+fn state_at(row: &Bound<'_, PyTuple>, first: usize) -> PyResult<Option<RecordedState>> {
     let mut values = [0_i64; 4];
     for (offset, value) in values.iter_mut().enumerate() {
         let item = row.get_item(first + offset)?;

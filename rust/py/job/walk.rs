@@ -17,7 +17,7 @@ use crate::job::walk::{Event, Globs, NoGlobs, Walk};
 use crate::py::gil::detach;
 
 /// Registers the classes of this file in the `_core` module.
-pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+pub(crate) fn register_job_walk(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyFileWalk>()
 }
 

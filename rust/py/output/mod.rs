@@ -9,9 +9,9 @@ pub(crate) mod sizes;
 use pyo3::prelude::*;
 
 /// Registers the classes of this folder in the `_core` module.
-pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+pub(crate) fn register_output(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<jsonl::PyJsonlBatch>()?;
     module.add_class::<sizes::PyChunkSizes>()?;
     module.add_class::<arrow::PyArrowRows>()?;
-    parquet::register(module)
+    parquet::register_output_parquet(module)
 }

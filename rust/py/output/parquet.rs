@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use crate::output::parquet::{self, Codec, EncodedGroup, Encoder, ParquetFile};
 
 /// Registers the classes of this file in the `_core` module.
-pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+pub(crate) fn register_output_parquet(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyParquetFile>()?;
     module.add_class::<PyParquetEncoder>()?;
     module.add_class::<PyParquetGroup>()

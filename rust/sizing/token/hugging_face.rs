@@ -5,11 +5,11 @@ use aho_corasick::AhoCorasick;
 use tokenizers::Tokenizer;
 
 use super::memo::Memo;
-use super::pretoken::Pattern;
+use super::pretoken::PretokenPattern;
 use super::tiktoken::for_each_piece;
 
 /// Where a `HuggingFace` tokenizer's count may be cut into the counts of words (see
-/// `count_words`).
+/// `count_tokens_by_word`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Words {
     /// Nowhere: whole texts are counted.
@@ -24,9 +24,9 @@ pub(super) enum Words {
     BytePieces,
 }
 
-/// The bytes at which `count_words` cuts a text: the ASCII whitespace that every tokenizer
-/// it serves drops (other whitespace stays inside a word, where the
-/// tokenizer handles it as usual).
+/// The bytes at which `count_tokens_by_word` cuts a text: the ASCII whitespace that every
+/// tokenizer it serves drops (other whitespace stays inside a word, where the tokenizer
+/// handles it as usual).
 const fn is_word_gap(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
 }
@@ -50,7 +50,7 @@ const WORD_MEMO_BYTES: usize = 128;
 /// Measured with all-MiniLM-L6-v2 on the corpus: keeping the model's output per split, but
 /// still normalising and pre-tokenising each text (steps that track every byte's alignment),
 /// left 70-85% of an encoding's time; counting words skips both steps for a word seen before.
-pub(super) fn count_words(
+pub(super) fn count_tokens_by_word(
     tokenizer: &Tokenizer,
     text: &str,
     memo: &mut Memo,
@@ -125,7 +125,7 @@ pub(super) fn count_byte_pieces(
         return count(tokenizer, text);
     }
     let mut total = 0_usize;
-    let pieces = for_each_piece(Pattern::Gpt2, text, |piece| {
+    let pieces = for_each_piece(PretokenPattern::Gpt2, text, |piece| {
         let counted = if let Some(count) = memo.get(piece) {
             count
         } else {
@@ -164,9 +164,9 @@ fn is_ideograph(character: char) -> bool {
 /// - with no normaliser and the `ByteLevel` pre-tokeniser (regex on, no prefix space), at
 ///   the pieces of GPT-2's pattern (`count_byte_pieces`);
 /// - with a normaliser made only of per-character steps, a pre-tokeniser that drops
-///   whitespace, and no added token that holds a cut, at whitespace (`count_words`), and
-///   around CJK ideographs too when the normaliser is `BertNormalizer` with
-///   `handle_chinese_chars`.
+///   whitespace, and no added token that holds a cut, at whitespace
+///   (`count_tokens_by_word`), and around CJK ideographs too when the normaliser is
+///   `BertNormalizer` with `handle_chinese_chars`.
 ///
 /// Any other tokenizer (sentencepiece's metaspace, a prefix space, replacements, custom
 /// splits) counts whole texts.

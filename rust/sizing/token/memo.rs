@@ -20,8 +20,9 @@ const MEMO_ENTRIES: usize = 1 << 16;
 const MEMO_BYTES: usize = 4 << 20;
 const MEMOS_KEPT: usize = 2;
 
-/// Merged pieces (tiktoken) or words (`count_words`) and their counts. A count depends on the
-/// bytes and the counter alone, so a memo serves every text the counter chunks on the thread.
+/// Merged pieces (tiktoken) or words (`count_tokens_by_word`) and their counts. A count
+/// depends on the bytes and the counter alone, so a memo serves every text the counter chunks
+/// on the thread.
 #[derive(Default)]
 pub(super) struct Memo {
     counts: FxHashMap<Box<[u8]>, usize>,

@@ -21,7 +21,7 @@ mod memo;
 mod pretoken;
 mod tiktoken;
 
-use hugging_face::{count, count_byte_pieces, count_words, word_cuts, Words};
+use hugging_face::{count, count_byte_pieces, count_tokens_by_word, word_cuts, Words};
 use memo::memo_key;
 pub use memo::{forget_counts, TextMemo};
 use tiktoken::Pieces;
@@ -148,7 +148,7 @@ impl Counter {
                 key,
                 ..
             } => TextMemo::with(*key, |memo| match memo {
-                Some(memo) => count_words(tokenizer, text, memo, *words),
+                Some(memo) => count_tokens_by_word(tokenizer, text, memo, *words),
                 None => count(tokenizer, text),
             }),
         }

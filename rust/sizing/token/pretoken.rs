@@ -40,7 +40,7 @@ use fancy_regex::Regex;
 
 /// The patterns answered here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pattern {
+pub enum PretokenPattern {
     /// `tiktoken_rs::O200K_BASE_PAT_STR`.
     O200k,
     /// `cl100k_base`'s pattern.
@@ -58,7 +58,7 @@ const CL100K_BASE_PAT_STR: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+
 const GPT2_PAT_STR: &str =
     "'(?:[sdmt]|ll|ve|re)| ?\\p{L}++| ?\\p{N}++| ?[^\\s\\p{L}\\p{N}]++|\\s++$|\\s+(?!\\S)|\\s";
 
-impl Pattern {
+impl PretokenPattern {
     /// The regex this pattern stands for, as tiktoken runs it.
     pub fn source(self) -> &'static str {
         match self {
@@ -161,7 +161,7 @@ fn char_at(text: &str, at: usize) -> Option<(u8, usize)> {
 
 /// The end of the run of characters of a class in `members` (bits of a kind) from `at`.
 #[inline]
-fn run(text: &str, mut at: usize, members: u8) -> usize {
+fn class_run_end(text: &str, mut at: usize, members: u8) -> usize {
     while let Some((kind, len)) = char_at(text, at) {
         if kind & members == 0 {
             break;
@@ -174,11 +174,11 @@ fn run(text: &str, mut at: usize, members: u8) -> usize {
 /// The end of the piece that `pattern` matches at `start`, a piece boundary of `text`; None
 /// when that is left to the regex (see the module notes).
 #[inline]
-pub fn piece_end(pattern: Pattern, text: &str, start: usize) -> Option<usize> {
+pub fn piece_end(pattern: PretokenPattern, text: &str, start: usize) -> Option<usize> {
     match pattern {
-        Pattern::O200k => o200k(text, start),
-        Pattern::Cl100k => cl100k(text, start),
-        Pattern::Gpt2 => gpt2(text, start),
+        PretokenPattern::O200k => o200k(text, start),
+        PretokenPattern::Cl100k => cl100k(text, start),
+        PretokenPattern::Gpt2 => gpt2(text, start),
     }
 }
 
@@ -220,7 +220,7 @@ fn capitals_then_small(text: &str, start: usize) -> Option<usize> {
     while let Some((kind, len)) = char_at(text, at) {
         if kind & CAPITAL == 0 {
             if kind & SMALL != 0 {
-                return Some(run(text, at + len, SMALL));
+                return Some(class_run_end(text, at + len, SMALL));
             }
             break;
         }
@@ -235,8 +235,8 @@ fn capitals_then_small(text: &str, start: usize) -> Option<usize> {
 /// `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*` from `start`; None if it does
 /// not match.
 fn capitals_and_small(text: &str, start: usize) -> Option<usize> {
-    let capitals = run(text, start, CAPITAL);
-    (capitals > start).then(|| run(text, capitals, SMALL))
+    let capitals = class_run_end(text, start, CAPITAL);
+    (capitals > start).then(|| class_run_end(text, capitals, SMALL))
 }
 
 /// `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` after a word ending at `end` (`cl100k_base`'s leading
@@ -281,7 +281,7 @@ fn numbers(text: &str, start: usize) -> usize {
 fn symbols(text: &str, start: usize, slash: bool) -> Option<usize> {
     let bytes = text.as_bytes();
     let from = start + usize::from(bytes[start] == b' ');
-    let mut end = run(text, from, SYMBOL);
+    let mut end = class_run_end(text, from, SYMBOL);
     if end == from {
         return None;
     }
@@ -301,7 +301,7 @@ fn symbols(text: &str, start: usize, slash: bool) -> Option<usize> {
 /// at the end of the text, the run but its last character before anything else
 /// (`\s+(?!\S)`), or the one character (`\s+`, `\s`). None if `start` is not whitespace.
 fn whitespace(text: &str, start: usize, cl100k: bool) -> Option<usize> {
-    let end = run(text, start, SPACE);
+    let end = class_run_end(text, start, SPACE);
     if cl100k && end == text.len() {
         return Some(end);
     }
@@ -338,12 +338,12 @@ fn cl100k(text: &str, start: usize) -> Option<usize> {
     }
     let (first, first_len) = char_at(text, start)?;
     if first & LETTER != 0 {
-        return Some(run(text, start, LETTER));
+        return Some(class_run_end(text, start, LETTER));
     }
     if first & (NUMBER | BREAK) == 0 {
         // The optional first character before the letters.
         let after = start + first_len;
-        let letters = run(text, after, LETTER);
+        let letters = class_run_end(text, after, LETTER);
         if letters > after {
             return Some(letters);
         }
@@ -371,11 +371,11 @@ fn gpt2(text: &str, start: usize) -> Option<usize> {
     if let Some((kind, _)) = char_at(text, from) {
         for class in [LETTER, NUMBER, SYMBOL] {
             if kind & class != 0 {
-                return Some(run(text, from, class));
+                return Some(class_run_end(text, from, class));
             }
         }
     }
-    whitespace_end(text, start, run(text, start, SPACE))
+    whitespace_end(text, start, class_run_end(text, start, SPACE))
 }
 
 #[cfg(test)]
@@ -385,7 +385,7 @@ mod tests {
     /// The pieces of `text`, decided here where possible and by `regex` otherwise. Where the
     /// regex decides, the text there must hold an apostrophe before a non-ASCII character
     /// that case folding may match to a contraction's letter (the one case left to it).
-    fn pieces<'a>(pattern: Pattern, regex: &Regex, text: &'a str) -> Vec<&'a str> {
+    fn pieces<'a>(pattern: PretokenPattern, regex: &Regex, text: &'a str) -> Vec<&'a str> {
         let mut found = Vec::new();
         let mut at = 0;
         while at < text.len() {
@@ -426,7 +426,11 @@ mod tests {
     }
 
     fn assert_pieces_are_the_regex_pieces(texts: &[String]) {
-        for pattern in [Pattern::O200k, Pattern::Cl100k, Pattern::Gpt2] {
+        for pattern in [
+            PretokenPattern::O200k,
+            PretokenPattern::Cl100k,
+            PretokenPattern::Gpt2,
+        ] {
             let regex = Regex::new(pattern.source()).unwrap();
             for text in texts {
                 assert_eq!(
@@ -466,7 +470,7 @@ mod tests {
 
     #[test]
     fn contraction_in_cl100k_comes_first() {
-        let regex = Regex::new(Pattern::Cl100k.source()).unwrap();
+        let regex = Regex::new(PretokenPattern::Cl100k.source()).unwrap();
         for text in [
             "'sure",
             "'LL do",
@@ -479,7 +483,7 @@ mod tests {
             "a  ",
         ] {
             assert_eq!(
-                pieces(Pattern::Cl100k, &regex, text),
+                pieces(PretokenPattern::Cl100k, &regex, text),
                 regex_pieces(&regex, text),
                 "{text:?}"
             );
@@ -586,7 +590,11 @@ mod tests {
         for folder in ["markdown-en", "markdown-zh", "gutenberg"] {
             let texts = corpus_folder(folder);
             let megabytes = texts.iter().map(String::len).sum::<usize>() as f64 / 1e6;
-            for pattern in [Pattern::O200k, Pattern::Cl100k, Pattern::Gpt2] {
+            for pattern in [
+                PretokenPattern::O200k,
+                PretokenPattern::Cl100k,
+                PretokenPattern::Gpt2,
+            ] {
                 let regex = Regex::new(pattern.source()).unwrap();
                 let best = |pass: &dyn Fn(&str) -> (usize, usize)| {
                     let mut counts = (0, 0);

@@ -9,13 +9,13 @@ use rustc_hash::FxHashMap;
 use tiktoken_rs::{CoreBPE, Rank};
 
 use super::memo::Memo;
-use super::pretoken::{self, Pattern};
+use super::pretoken::{self, PretokenPattern};
 
 /// tiktoken's counting loop for one encoding: its pre-tokenising regex and its ranks (the
 /// ordinary tokens only), as tiktoken-rs builds them.
 pub(super) struct Pieces {
     /// The pre-tokenising pattern (see `for_each_piece`).
-    split: Pattern,
+    split: PretokenPattern,
     ranks: FxHashMap<Vec<u8>, Rank>,
 }
 
@@ -25,7 +25,7 @@ const MAX_RANK: Rank = 1 << 18;
 impl Pieces {
     /// The loop of `bpe`, whose pre-tokenising pattern is `split`. None if the pattern
     /// does not compile (then tiktoken-rs's own loop is used).
-    fn new(bpe: &CoreBPE, split: Pattern) -> Option<Self> {
+    fn new(bpe: &CoreBPE, split: PretokenPattern) -> Option<Self> {
         // Checked here once; each thread compiles its own copy when it first counts.
         Regex::new(split.source()).ok()?;
         let special: Vec<Rank> = bpe
@@ -47,10 +47,10 @@ impl Pieces {
         static P50K: OnceLock<Option<Pieces>> = OnceLock::new();
         static R50K: OnceLock<Option<Pieces>> = OnceLock::new();
         let (cell, split) = match encoding {
-            "o200k_base" => (&O200K, Pattern::O200k),
-            "cl100k_base" => (&CL100K, Pattern::Cl100k),
-            "p50k_base" => (&P50K, Pattern::Gpt2),
-            "r50k_base" => (&R50K, Pattern::Gpt2),
+            "o200k_base" => (&O200K, PretokenPattern::O200k),
+            "cl100k_base" => (&CL100K, PretokenPattern::Cl100k),
+            "p50k_base" => (&P50K, PretokenPattern::Gpt2),
+            "r50k_base" => (&R50K, PretokenPattern::Gpt2),
             _ => return None,
         };
         cell.get_or_init(|| Self::new(bpe, split)).as_ref()
@@ -81,7 +81,7 @@ impl Pieces {
 /// gives them), most of them found by hand (`pretoken.rs`) and the others by this thread's
 /// copy of the regex; None if the regex gives up (backtrack limit).
 pub(super) fn for_each_piece(
-    split: Pattern,
+    split: PretokenPattern,
     text: &str,
     mut each: impl FnMut(&[u8]),
 ) -> Option<()> {
@@ -117,5 +117,6 @@ thread_local! {
     /// shared by threads hands its scratch space to one thread at a time, and the others take
     /// a slower path through a lock (a clone shares those pools too). perf on `chunk_many`
     /// with 2 threads: 19% of the time in the pools' slow paths.
-    static REGEXES: RefCell<Vec<(Pattern, Option<Regex>)>> = const { RefCell::new(Vec::new()) };
+    static REGEXES: RefCell<Vec<(PretokenPattern, Option<Regex>)>> =
+        const { RefCell::new(Vec::new()) };
 }
