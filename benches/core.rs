@@ -123,7 +123,7 @@ fn tree_spans_2000_400(bencher: Bencher, name: &str) {
     });
 }
 
-/// The same job by the atom engine alone (no seeking; see `rust/seek.rs`).
+/// The same job by the atom engine alone (no seeking; see `rust/engine/seek.rs`).
 #[divan::bench(args = folder_names())]
 fn tree_spans_by_atoms_2000_400(bencher: Bencher, name: &str) {
     let folder = folder(name);

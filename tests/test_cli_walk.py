@@ -14,6 +14,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spanchunk.ingest.files import (
+    FOLDER_LINK,
+    FOLDER_LINK_MESSAGE,
     MISSING,
     NAME_NOT_UTF8,
     NAME_NOT_UTF8_MESSAGE,
@@ -28,7 +30,7 @@ from spanchunk.ingest.files import (
 Event = tuple[str, ...] | File
 
 
-def reference_walk(paths: list[str], globs: Globs) -> list[Event]:
+def reference_walk(paths: list[str], globs: Globs) -> list[Event]:  # noqa: PLR0915
     """What ``iter_files`` must find, in order: a walk in Python. A file whose path is not
     UTF-8 is skipped, in its place in the order."""
     events: list[Event] = []
@@ -79,6 +81,8 @@ def reference_walk(paths: list[str], globs: Globs) -> list[Event]:
                 continue
             if stat.S_ISREG(info.st_mode):
                 found(entry.path, info)
+            elif stat.S_ISDIR(info.st_mode) and entry.is_symlink():
+                events.append((entry.path, FOLDER_LINK, FOLDER_LINK_MESSAGE))
 
     for path in paths:
         try:
@@ -212,9 +216,11 @@ def test_special_paths(tmp_path: Path) -> None:
     skips = [(os.path.basename(event[0]), event[1]) for event in events if type(event) is tuple]
     assert skips == [
         ("loop", UNREADABLE),  # inside the folder: too many levels of links
+        ("self", FOLDER_LINK),  # inside the folder: said, not followed
         ("fifo", NOT_REGULAR),
         ("loop", MISSING),  # named: a broken link
         ("loop", UNREADABLE),  # again, through the folder link
+        ("self", FOLDER_LINK),
         ("null", NOT_REGULAR),
         ("below", UNREADABLE),  # not a folder
     ]

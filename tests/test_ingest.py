@@ -397,3 +397,19 @@ def test_sizes_that_cannot_work_are_refused(
     result = cli("chunk", str(tree), *args)
     assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_folder_links_and_loops_are_counted_and_listed_with_verbose(
+    tree: Path, tmp_path: Path
+) -> None:
+    (tree / "sub" / "up").symlink_to(tree)  # a loop, were links followed
+    (tree / "elsewhere").symlink_to(tree / "sub")
+    out = tmp_path / "out.jsonl"
+    quiet = cli("chunk", str(tree), "-o", str(out))
+    assert quiet.returncode == 0
+    assert "2 folder link" in quiet.stderr and "not followed" not in quiet.stderr
+    said = cli("chunk", str(tree), "-o", str(out), "--verbose")
+    assert f"skipped {tree / 'elsewhere'}: a link to a folder, not followed" in said.stderr
+    assert f"skipped {tree / 'sub' / 'up'}: a link to a folder" in said.stderr
+    report = sync(tree, tmp_path / "s.sqlite", ParentChildChunker(300, 60))
+    assert report.skipped["folder link"] == 2

@@ -1,5 +1,5 @@
 """Seeking: the core finds the chunk ends of the common settings without an atom per piece
-(rust/seek.rs). It must cut exactly as the atom engine does, on any text."""
+(rust/engine/seek.rs). It must cut exactly as the atom engine does, on any text."""
 
 from __future__ import annotations
 

@@ -43,9 +43,3 @@ def chunk_table_schema(*, metadata: bool = False) -> pa.Schema:
     if metadata:
         fields.append(pa.field("metadata", pa.string(), nullable=False))
     return pa.schema(fields)
-
-
-# The command line's name for it (``spanchunk.integrations.ray.chunk_schema`` is another
-# function): kept only until the command line's writers, being moved into spanchunk.ingest,
-# import ``chunk_table_schema``.
-chunk_schema = chunk_table_schema

@@ -18,6 +18,7 @@ pub(crate) type Entry = (OsString, Option<FileType>, Option<FileStat>);
 #[derive(Debug, Clone, Copy)]
 pub struct FileStat {
     pub(crate) is_file: bool,
+    pub(crate) is_dir: bool,
     pub(crate) size: u64,
     pub(crate) mtime_ns: i64,
     pub(crate) ctime_ns: i64,
@@ -29,6 +30,7 @@ impl FileStat {
     pub(crate) fn of(metadata: &fs::Metadata) -> Self {
         Self {
             is_file: metadata.is_file(),
+            is_dir: metadata.is_dir(),
             size: metadata.size(),
             mtime_ns: metadata.mtime() * 1_000_000_000 + metadata.mtime_nsec(),
             ctime_ns: metadata.ctime() * 1_000_000_000 + metadata.ctime_nsec(),

@@ -28,6 +28,9 @@ pub const MISSING: &str = "missing";
 pub const NOT_REGULAR: &str = "not a regular file";
 /// A folder that cannot be listed, or a file that cannot be looked at.
 pub const UNREADABLE: &str = "unreadable";
+/// A link to a folder inside a folder: not followed (no folder is walked twice, and a link
+/// to a folder above it would never end).
+pub const FOLDER_LINK: &str = "folder link";
 
 /// A file to chunk: its path (the PATH's, or its folder's joined with its name) and its
 /// state when listed.
@@ -204,6 +207,13 @@ impl Walk {
                 continue;
             }
             match listed.map_or_else(|| fs::metadata(&path).map(|m| FileStat::of(&m)), Ok) {
+                Ok(state) if state.is_dir && kind.is_some_and(|kind| kind.is_symlink()) => {
+                    out.push(Event::Skip(
+                        path,
+                        FOLDER_LINK,
+                        "a link to a folder, not followed (give it as a PATH to chunk it)".into(),
+                    ));
+                }
                 Ok(state) => self.found(path, resolved, &state, out),
                 // A dangling link, or a file removed since the folder was read.
                 Err(error) => {
@@ -383,7 +393,7 @@ mod tests {
             fs::create_dir_all(path.parent().unwrap()).unwrap();
             fs::write(path, "x").unwrap();
         }
-        symlink(base.join("a"), base.join("c")).unwrap(); // a folder link: not followed
+        symlink(base.join("a"), base.join("c")).unwrap(); // a folder link: said, not followed
         symlink(base.join("gone"), base.join("d")).unwrap(); // dangling
         symlink(base.join("b.txt"), base.join("e")).unwrap(); // the same file again
         let folder = base.as_os_str().to_owned();
@@ -399,6 +409,8 @@ mod tests {
                 "R/a-b",
                 "R/a.txt",
                 "R/b.txt",
+                "skip R/c folder link: a link to a folder, not followed (give it as a PATH to \
+                 chunk it)",
                 "skip R/d missing: broken symbolic link",
             ]
         );

@@ -1,4 +1,4 @@
-//! The store's snapshot of its file states (`file_states`, schema 5): what the `documents`
+//! The store's snapshot of its file states (the `file_states` table): what the `documents`
 //! and `skipped_files` tables record of each file's state, as one value each, which a
 //! re-run reads in one fetch instead of a row at a time.
 //!

@@ -6,14 +6,14 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from spanchunk import _core
-from spanchunk.ingest.files import OWN_OUTPUT, shown
+from spanchunk.ingest.files import FOLDER_LINK, OWN_OUTPUT, shown
 
 if TYPE_CHECKING:
     from spanchunk.ingest.report import SyncReport
 
 # Skipped files of these kinds are counted, and listed only with --verbose: a source tree can
 # hold thousands of binaries, and a line for each buried the messages that matter.
-QUIET_KINDS = frozenset({"binary", OWN_OUTPUT})
+QUIET_KINDS = frozenset({"binary", OWN_OUTPUT, FOLDER_LINK})
 
 # The progress bar is drawn for runs that take a while, on a terminal only.
 PROGRESS_MIN_BYTES = 20_000_000

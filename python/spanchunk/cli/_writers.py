@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
 from spanchunk import _core
-from spanchunk.arrow import chunk_schema
+from spanchunk.arrow import chunk_table_schema
 from spanchunk.ingest.output import KINDS_KNOWN, OutputError, Target, mode_for, temporary_file
 
 __all__ = ["OutputError", "Target", "Writer", "writer_class"]
@@ -202,7 +202,7 @@ PARQUET_COMPRESSIONS = ("snappy", "lz4", "none")
 
 
 class ParquetWriter(Writer):
-    """Parquet, one row per chunk, parents and children together; see ``chunk_schema``.
+    """Parquet, one row per chunk, parents and children together; see ``chunk_table_schema``.
 
     Each batch is one row group, encoded by the worker that cut it (``_core.write_files``,
     GIL released); this writer appends the groups in input order (``_core.ParquetFile``,
@@ -262,7 +262,7 @@ class ParquetWriter(Writer):
 def parquet_schema() -> pa.Schema:
     """The Arrow schema of the Parquet output (documented in the README), as pyarrow reads
     the file back: the core writes it into the file's metadata."""
-    return chunk_schema()
+    return chunk_table_schema()
 
 
 class SqliteWriter(Writer):

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 MISSING = "missing"
 NOT_REGULAR = "not a regular file"
 UNREADABLE = "unreadable"
+#: A link to a folder inside a folder: not followed (no folder is walked twice, and a link
+#: to a folder above it would never end); counted, and listed with ``--verbose``.
+FOLDER_LINK = "folder link"
+FOLDER_LINK_MESSAGE = "a link to a folder, not followed (give it as a PATH to chunk it)"
 BINARY = "binary"
 NOT_UTF8 = "not UTF-8"
 CHANGED = "changed while read"

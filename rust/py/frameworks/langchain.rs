@@ -114,7 +114,7 @@ pub(crate) fn langchain_write<'py>(
 }
 
 /// LangChain `Document`s of many documents' chunks, in order: the base metadata, then under
-/// the shape's 13 `meta_keys` (python/spanchunk/integrations/langchain.py names them, see
+/// the shape's 13 `meta_keys` (python/spanchunk/integrations/langchain/fields.py names them, see
 /// `LangChainKeys`) the chunk's offsets, level, index and ids. Each group is a document's
 /// chunks and how to write them (`LangChainWriting`).
 #[pyfunction]

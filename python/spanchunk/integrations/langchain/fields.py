@@ -57,8 +57,7 @@ SPAN_KEYS = (
 _SPAN_KEY_SET = frozenset(SPAN_KEYS) - {"language"}  # a document's own is kept (PATH_KEYS)
 _PATH_KEYS = frozenset(PATH_KEYS)
 
-# Speed: benches/NOTES.md, under python/spanchunk/integrations/langchain.py (this package's
-# modules were that one module).
+# Speed: benches/NOTES.md, under python/spanchunk/integrations/langchain/.
 # The core makes these Documents as ``model_construct`` does (``rust/py/frameworks/``); the
 # shortcut is checked once at import against the constructor's (``_same_langchain_layout``), and the
 # constructor is used whenever they differ.
