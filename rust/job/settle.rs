@@ -5,7 +5,7 @@
 //! documents the walk never found (gone, for `--prune`) is known at the end.
 //!
 //! Why in the core: on a tree of tens of thousands of files, a Python object per listed
-//! file and a set lookup for it had been a third of an unchanged re-run (`benches/NOTES.md`);
+//! file and a set lookup for it would be a third of an unchanged re-run (`benches/NOTES.md`);
 //! here the listed files never become Python objects.
 
 use std::collections::BTreeMap;
@@ -53,7 +53,7 @@ pub enum Settled {
 /// The documents and skipped files a store recorded, by resolved path.
 ///
 /// One map for both, hashed with `FxHash`: each listed file is one lookup (`SipHash` and two
-/// maps had been a third of reading a tree's 80,000 records, `benches/NOTES.md`).
+/// maps would be a third of reading a tree's 80,000 records, `benches/NOTES.md`).
 #[derive(Debug, Default)]
 pub struct Recorded {
     paths: FxHashMap<OsString, Path>,
@@ -62,7 +62,7 @@ pub struct Recorded {
     /// The bytes of the files settled unchanged.
     pub unchanged_bytes: u64,
     /// The indices of the quiet skips settled so far, in the walk's order: counted by the
-    /// caller at the end, where one call each had been a tenth of a re-run over a tree
+    /// caller at the end, where one call each would be a tenth of a re-run over a tree
     /// whose binaries are a third of its files.
     pub quiet_settled: Vec<usize>,
     /// The skipped files recorded, by index.

@@ -28,7 +28,7 @@ const SPARE_BYTES: usize = 64 << 20;
 pub fn buffer(capacity: usize) -> Vec<u8> {
     // The smallest spare that holds `capacity`, else the largest: a smaller one grows, and
     // its new pages fault in (on 2 workers, with more buffers in flight, buffers taken last
-    // in first out had been half the run's page faults).
+    // in first out would be half the run's page faults).
     let spare = SPARE_BUFFERS
         .lock()
         .map_or(None, |mut spares| {

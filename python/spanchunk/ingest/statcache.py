@@ -76,8 +76,7 @@ def check_store_settings(
     store: SqliteRegistry, given: str, chunkers: FileChunkers, fingerprint: str
 ) -> None:
     """Refuse a run into a store filled with other settings (naming each setting that
-    differs, with both values, and the fix), or by an earlier spanchunk whose document ids
-    were the paths as given.
+    differs, with both values, and the fix).
 
     Raises:
         OutputError: the store cannot take this run's chunks.

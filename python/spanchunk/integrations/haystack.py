@@ -412,7 +412,7 @@ def _root(document: Document, top_ids: list[str]) -> Document:
     That is ``replace(document, meta=...)``, the document's own fields filled directly when
     the layout allows (``replace`` runs the whole constructor again).
     """
-    # A deep copy, as Haystack's own splitter makes (deepcopy of a meta of scalars had been
+    # A deep copy, as Haystack's own splitter makes (deepcopy of a meta of scalars would be
     # a tenth of a run).
     root_meta = metadata_copier(document.meta)(document.meta)
     root_meta.update(

@@ -92,7 +92,7 @@ pub(crate) fn haystack_write<'py>(
         let document = shape.make(py, &view.id, &view.text, &metadata)?;
         if let Some((leaves, parents)) = sorted {
             // The run's `leaf_documents` and `parent_documents`, sorted as they are made: a
-            // Python pass reading every document's `__children_ids` back had been a quarter
+            // Python pass reading every document's `__children_ids` back would be a quarter
             // of the component's time.
             if leaf { leaves } else { parents }.append(&document)?;
         }
