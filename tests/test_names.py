@@ -23,13 +23,15 @@ ALLOWED_PYTHON: dict[str, set[str]] = {}
 
 def python_definitions(path: Path) -> set[str]:
     """The classes and functions a module defines at its top level (in `if`, `try` and `with`
-    blocks too: a definition for one case counts once)."""
+    blocks too: a definition for one case counts once), less a module's own protocol hooks
+    (`__getattr__`, `__dir__`: every module that has one spells it so)."""
     names: set[str] = set()
 
     def visit(body: list[ast.stmt]) -> None:
         for node in body:
             if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-                names.add(node.name)
+                if not (node.name.startswith("__") and node.name.endswith("__")):
+                    names.add(node.name)
             elif isinstance(node, (ast.If, ast.Try, ast.With)):
                 for part in ("body", "orelse", "finalbody"):
                     visit(getattr(node, part, []))

@@ -19,6 +19,7 @@ class Progress(Protocol):
 
     def skip(self, path: str, kind: str, message: str) -> None:
         """A file or folder is skipped: its path, the kind of reason, the message."""
+        return
 
     def wants_totals(self) -> bool:
         """Whether the run should list every file before it starts (for a bar's total)."""
@@ -26,12 +27,15 @@ class Progress(Protocol):
 
     def start(self, files: int, total_bytes: int) -> None:
         """The run starts on ``files`` files of ``total_bytes`` (when ``wants_totals``)."""
+        return
 
     def advance(self, files: int, text_bytes: int) -> None:
         """``files`` more files are done, holding ``text_bytes`` of text."""
+        return
 
     def close(self) -> None:
         """The run is over (a bar is erased)."""
+        return
 
 
 class SyncReport:

@@ -66,24 +66,8 @@ class Sink(Protocol):
         ...
 
 
-class Quiet:
-    """A :class:`Progress` that says nothing."""
-
-    def skip(self, path: str, kind: str, message: str) -> None:
-        """Say nothing."""
-
-    def wants_totals(self) -> bool:
-        """No totals needed."""
-        return False
-
-    def start(self, files: int, total_bytes: int) -> None:
-        """Say nothing."""
-
-    def advance(self, files: int, text_bytes: int) -> None:
-        """Say nothing."""
-
-    def close(self) -> None:
-        """Nothing to close."""
+class Quiet(Progress):
+    """A :class:`Progress` that says nothing (the protocol's own methods do nothing)."""
 
 
 class Options(NamedTuple):
