@@ -413,3 +413,12 @@ def test_folder_links_and_loops_are_counted_and_listed_with_verbose(
     assert f"skipped {tree / 'sub' / 'up'}: a link to a folder" in said.stderr
     report = sync(tree, tmp_path / "s.sqlite", ParentChildChunker(300, 60))
     assert report.skipped["folder link"] == 2
+
+
+def test_sync_of_mistyped_paths_creates_no_store(tree: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    with pytest.raises(FileNotFoundError, match="nothing was written"):
+        sync(tree.parent / "nowhere", store, ParentChildChunker(300, 60))
+    assert not store.exists()
+    report = sync([tree, tree.parent / "nowhere"], store, ParentChildChunker(300, 60))
+    assert report.missing == [str(tree.parent / "nowhere")] and report.added == 4

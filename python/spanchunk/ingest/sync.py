@@ -76,6 +76,9 @@ def sync(
         TypeError: ``chunker`` is not a hierarchical chunker.
         ValueError: ``prune`` is not one of its values, the store was filled with other
             settings (the message names each one), or the file is not a store.
+        FileNotFoundError: No path given exists and the store does not exist yet (nothing
+            is created). A missing path beside others is listed in the report's
+            ``missing``.
         TimeoutError: Another run held the store longer than ``lock_timeout``.
         OSError: The store cannot be written (a full disk, no permission).
 
@@ -117,6 +120,11 @@ def sync(
         path = os.fspath(store.path)
     else:
         opened, path = None, os.fspath(store)
+    if not any(os.path.lexists(given) for given in listed) and not os.path.exists(path):
+        # A mistyped PATH would otherwise make an empty store that every query finds empty.
+        raise FileNotFoundError(
+            f"no file or folder at {', '.join(listed)}: check the paths (nothing was written)"
+        )
     target = resolve_target(path)
     lock = RunLock(target, None, lock_timeout)
     try:
