@@ -1,7 +1,7 @@
 """A panic in the Rust core is a bug, but it must reach Python as an exception with its
-message, never abort the interpreter (Cargo.toml keeps ``panic = "unwind"``: docs/design.md). The core has a
-hidden test-only hook, ``spanchunk._core._panic_for_tests``, that panics on purpose: on the
-calling thread, or on one of the engine's worker-pool threads."""
+message, never abort the interpreter (Cargo.toml keeps ``panic = "unwind"``: docs/design.md).
+The core has a hidden test-only hook, ``spanchunk._core._panic_for_tests``, that panics on
+purpose: on the calling thread, or on one of the engine's worker-pool threads."""
 
 from __future__ import annotations
 
