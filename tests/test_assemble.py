@@ -10,6 +10,7 @@ from _strategies import hierarchical_settings, texts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spanchunk import Chunk, HierarchicalChunker, ParentRegistry
+from spanchunk._core import BLANK_CHARS
 from spanchunk.retrieval import Span, assemble
 
 PROPERTY = settings(
@@ -222,6 +223,6 @@ def test_spans_are_exact_disjoint_and_within_budget(
             assert any(s.start_char <= hit.start_char and hit.end_char <= s.end_char for s in spans)
         if options["spread"] == 0.0:
             covered = {i for hit in hits for i in range(hit.start_char, hit.end_char)}
-            for span in spans:  # the hits, and the whitespace between adjacent ones
+            for span in spans:  # the hits, and the blank chars between adjacent ones
                 for i in range(span.start_char, span.end_char):
-                    assert i in covered or text[i].isspace()
+                    assert i in covered or text[i] in BLANK_CHARS

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -341,6 +342,45 @@ def test_metadata_sqlite_cannot_keep_is_refused(path: Path) -> None:
         with pytest.raises(TypeError, match="key 1"):
             store.add(numeric_keys)
         assert len(store) == len(make_tree())
+
+
+def test_metadata_is_plain_json_and_reads_back_exactly(path: Path) -> None:
+    # SQL readers see plain JSON (a tuple is an array); the store gives back tuples as tuples
+    # and lists as lists, at any depth, with the paths of the tuples in metadata_tuples.
+    tree = make_tree(TEXT_B, "doc-j")
+    metadata = {
+        "tags": ("a", "b"),
+        "raw": ["x", ("y", ["z"])],
+        "nested": {"pair": (1, 2), "list": [3]},
+        "\x00odd": "kept",
+    }
+    chunk = Chunk("j1", "text", "doc-j", 0, 0, 0, 4, 0, 4, None, (), MappingProxyType(metadata))
+    heading = ParentChildChunker(200, 60, parent_chunker="markdown").chunk_tree(
+        Document(MARKDOWN, id="doc-m")
+    )
+    with SqliteRegistry(path) as store:
+        store.add(tree)
+        store.upsert("doc-j", [chunk])
+        store.add(heading)
+        got = store.get("j1").metadata
+        assert got == metadata
+        assert type(got["tags"]) is tuple and type(got["raw"]) is list
+        assert type(got["raw"][1]) is tuple and type(got["raw"][1][1]) is list
+        assert type(got["nested"]["pair"]) is tuple and type(got["nested"]["list"]) is list
+        markdown = [store.get(c.id) for c in heading]
+        assert [c.metadata for c in markdown] == [c.metadata for c in heading]
+        assert all(type(c.metadata["headings"]) is tuple for c in markdown)
+    with sqlite3.connect(path) as connection:
+        raw, tuples = connection.execute(
+            "SELECT metadata, metadata_tuples FROM chunks WHERE id = 'j1'"
+        ).fetchone()
+        assert json.loads(raw)["raw"] == ["x", ["y", ["z"]]]
+        assert json.loads(tuples) == [["tags"], ["raw", 1], ["nested", "pair"]]
+        headings = connection.execute(
+            "SELECT json_extract(metadata, '$.headings[1]'), metadata_tuples FROM chunks "
+            "WHERE document_id = 'doc-m' AND json_array_length(metadata, '$.headings') = 2"
+        ).fetchall()
+        assert headings and set(headings) == {("Part (one)", '[["headings"]]')}
 
 
 def test_closed_store_says_how_to_reopen(path: Path) -> None:

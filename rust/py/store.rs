@@ -13,6 +13,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::PyTuple;
+use pyo3::IntoPyObjectExt;
 
 use crate::error::ChunkError;
 use crate::job::batch::{self, Chunkers, Documents, Failure, Inputs};
@@ -79,23 +80,23 @@ impl PyStoreBatch {
             for (row, record) in cut.table.records.iter().enumerate() {
                 let [level, index, _, start_byte, end_byte, start_char, end_char] = record.0;
                 let text = stored.chunk_text(row)?;
-                rows.push(
-                    (
-                        cut.rows.id(row),
-                        text,
-                        &cut.document_id,
-                        index,
-                        level,
-                        start_char,
-                        end_char,
-                        start_byte,
-                        end_byte,
-                        cut.rows.parent_id(row),
-                        cut.rows.child_ids(row),
-                        cut.rows.metadata(row),
-                    )
-                        .into_pyobject(py)?,
-                );
+                // Thirteen columns: one more than pyo3 converts from a Rust tuple.
+                let columns: [Bound<'py, PyAny>; 13] = [
+                    cut.rows.id(row).into_bound_py_any(py)?,
+                    text.into_bound_py_any(py)?,
+                    cut.document_id.as_str().into_bound_py_any(py)?,
+                    index.into_bound_py_any(py)?,
+                    level.into_bound_py_any(py)?,
+                    start_char.into_bound_py_any(py)?,
+                    end_char.into_bound_py_any(py)?,
+                    start_byte.into_bound_py_any(py)?,
+                    end_byte.into_bound_py_any(py)?,
+                    cut.rows.parent_id(row).into_bound_py_any(py)?,
+                    cut.rows.child_ids(row).into_bound_py_any(py)?,
+                    cut.rows.metadata(row).into_bound_py_any(py)?,
+                    cut.rows.tuple_paths().into_bound_py_any(py)?,
+                ];
+                rows.push(PyTuple::new(py, columns)?);
             }
             documents.push(
                 (&cut.document_id, rows, &cut.content_hash, cut.file_state).into_pyobject(py)?,

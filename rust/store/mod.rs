@@ -1,14 +1,15 @@
 //! The rows of the `SQLite` store (`SqliteRegistry`'s file, the command line's `.sqlite` output):
-//! each chunk of a cut document as the twelve columns of the store's `chunks` table, made
+//! each chunk of a cut document as the thirteen columns of the store's `chunks` table, made
 //! from the span table in one pass, and written into a new store by [`sqlite::BulkWriter`]
 //! without a Python object per chunk.
 //!
 //! The columns, in the order the store's statements bind them: `id`, `text`,
 //! `document_id`, `idx`, `level`, `start_char`, `end_char`, `start_byte`, `end_byte`,
 //! `parent_id` (NULL at the top level), `child_ids` (the ids joined by U+001F, empty for a
-//! leaf) and `metadata` (JSON text, byte for byte what the Python layer's
-//! `store.encode_metadata` writes: `{"source":...}`, and for a Markdown document
-//! `"headings"` too, its heading path as a tagged tuple).
+//! leaf), `metadata` (plain JSON text, byte for byte what the Python layer's
+//! `codec.encode_metadata` writes: `{"source":...}`, and for a Markdown document `"headings"`
+//! too, its heading path as an array) and `metadata_tuples` (the paths of the arrays that
+//! read back as Python tuples: `[["headings"]]`, or empty).
 
 pub mod snapshot;
 pub mod sqlite;
@@ -37,6 +38,8 @@ pub struct StoreColumns {
     metadata: Vec<String>,
     /// The position in `metadata` of each row's text.
     metadata_of: Vec<usize>,
+    /// The `metadata_tuples` text of every row: the path's key, or empty without one.
+    tuple_paths: &'static str,
 }
 
 impl StoreColumns {
@@ -64,6 +67,11 @@ impl StoreColumns {
         }
         let mut metadata = Vec::new();
         let mut metadata_of = Vec::with_capacity(rows);
+        let tuple_paths = match outline {
+            None => "",
+            Some(outline) if outline.language.is_some() => SYMBOLS_TUPLE,
+            Some(_) => HEADINGS_TUPLE,
+        };
         match outline {
             None => {
                 metadata.push(metadata_text(document.source, None));
@@ -96,6 +104,7 @@ impl StoreColumns {
             child_bounds,
             metadata,
             metadata_of,
+            tuple_paths,
         }
     }
 
@@ -134,18 +143,29 @@ impl StoreColumns {
     pub fn metadata(&self, row: usize) -> &str {
         &self.metadata[self.metadata_of[row]]
     }
+
+    /// The `metadata_tuples` text of every row (the same for all rows of a document).
+    #[must_use]
+    pub fn tuple_paths(&self) -> &'static str {
+        self.tuple_paths
+    }
 }
+
+/// The `metadata_tuples` of a Markdown chunk: its `headings` array is a tuple.
+pub const HEADINGS_TUPLE: &str = r#"[["headings"]]"#;
+/// The `metadata_tuples` of a source code chunk: its `symbols` array is a tuple.
+pub const SYMBOLS_TUPLE: &str = r#"[["symbols"]]"#;
 
 /// A chunk's metadata as the store keeps it: what Python's `json.dumps(..., ensure_ascii=
 /// False, separators=(",", ":"))` gives for `{"source": source}`, or with a heading path
-/// `{"source": source, "headings": {"\u0000tuple": [...]}}` (the store's tag for a tuple).
+/// `{"source": source, "headings": [...]}` (a tuple, as [`HEADINGS_TUPLE`] says).
 #[must_use]
 pub fn metadata_text(source: &str, headings: Option<&[&str]>) -> String {
     path_metadata_text(source, headings, None)
 }
 
 /// [`metadata_text`], with a symbol path and its language for source code (`language`
-/// given): `{"source": source, "symbols": {"\u0000tuple": [...]}, "language": language}`.
+/// given): `{"source": source, "symbols": [...], "language": language}`.
 #[must_use]
 pub fn path_metadata_text(source: &str, path: Option<&[&str]>, language: Option<&str>) -> String {
     let mut out = Vec::with_capacity(source.len() + 16);
@@ -153,9 +173,9 @@ pub fn path_metadata_text(source: &str, path: Option<&[&str]>, language: Option<
     write_string(&mut out, source);
     if let Some(path) = path {
         out.extend_from_slice(if language.is_some() {
-            b",\"symbols\":{\"\\u0000tuple\":["
+            b",\"symbols\":["
         } else {
-            b",\"headings\":{\"\\u0000tuple\":["
+            b",\"headings\":["
         });
         for (position, name) in path.iter().enumerate() {
             if position > 0 {
@@ -163,7 +183,7 @@ pub fn path_metadata_text(source: &str, path: Option<&[&str]>, language: Option<
             }
             write_string(&mut out, name);
         }
-        out.extend_from_slice(b"]}");
+        out.push(b']');
     }
     if let Some(language) = language {
         out.extend_from_slice(b",\"language\":");
@@ -209,6 +229,7 @@ mod tests {
         assert_eq!(rows.child_ids(0), format!("{first}\u{1f}{second}"));
         assert_eq!(rows.child_ids(1), "");
         assert_eq!(rows.metadata(2), r#"{"source":"d.txt"}"#);
+        assert_eq!(rows.tuple_paths(), "");
         assert!(StoreColumns::new(&document("", "e"), &SpanTable::default(), None).is_empty());
     }
 
@@ -221,11 +242,11 @@ mod tests {
         );
         assert_eq!(
             metadata_text("n.md", Some(&[])),
-            r#"{"source":"n.md","headings":{"\u0000tuple":[]}}"#
+            r#"{"source":"n.md","headings":[]}"#
         );
         assert_eq!(
             metadata_text("n.md", Some(&["A", "B \u{1}"])),
-            r#"{"source":"n.md","headings":{"\u0000tuple":["A","B \u0001"]}}"#
+            r#"{"source":"n.md","headings":["A","B \u0001"]}"#
         );
     }
 
@@ -240,13 +261,11 @@ mod tests {
             ],
         };
         let rows = StoreColumns::new(&document(text, "n.md"), &table, Some(&outline));
-        assert_eq!(
-            rows.metadata(0),
-            r#"{"source":"n.md","headings":{"\u0000tuple":["A"]}}"#
-        );
+        assert_eq!(rows.metadata(0), r#"{"source":"n.md","headings":["A"]}"#);
         assert_eq!(
             rows.metadata(1),
-            r#"{"source":"n.md","headings":{"\u0000tuple":["A","B"]}}"#
+            r#"{"source":"n.md","headings":["A","B"]}"#
         );
+        assert_eq!(rows.tuple_paths(), HEADINGS_TUPLE);
     }
 }

@@ -56,16 +56,16 @@ impl<'a> StoredDocument<'a> {
 }
 
 /// The values a chunk's row binds: the columns of the module `store`.
-const CHUNK_COLUMNS: usize = 12;
+const CHUNK_COLUMNS: usize = 13;
 
 /// The statements of a bulk load, their values bound by position.
 #[derive(Debug, Clone, Copy)]
 pub struct Statements<'a> {
-    /// Inserts one chunk: the twelve columns of the module `store`, in that order (a plain
+    /// Inserts one chunk: the thirteen columns of the module `store`, in that order (a plain
     /// `INSERT`: see [`BulkWriter::write`] for a document id that comes twice).
     pub insert_chunk: &'a str,
     /// Inserts several chunks at once, the same columns for each (`VALUES (...), (...)`):
-    /// how many is its number of parameters over twelve. Most rows go in through it.
+    /// how many is its number of parameters over thirteen. Most rows go in through it.
     pub insert_chunks: &'a str,
     /// Inserts (or replaces) one document: its id, content hash, and the four numbers of
     /// its `file_state` (NULL where None).
@@ -99,7 +99,7 @@ impl BulkWriter {
     ///
     /// # Errors
     /// `SQLite` cannot open the file or run `setup`, or a statement does not fit the
-    /// schema, or the chunk inserts do not take twelve values a row.
+    /// schema, or the chunk inserts do not take thirteen values a row.
     pub fn open(path: &Path, setup: &str, statements: Statements<'_>) -> Result<Self, ChunkError> {
         let connection = Connection::open(path)?;
         connection.execute_batch(setup)?;
@@ -208,7 +208,7 @@ impl BulkWriter {
     }
 }
 
-/// Binds row `row` of `stored` to the twelve parameters of `statement` after the first
+/// Binds row `row` of `stored` to the thirteen parameters of `statement` after the first
 /// `before`.
 fn bind_chunk(
     statement: &mut Statement<'_>,
@@ -229,6 +229,7 @@ fn bind_chunk(
     statement.raw_bind_parameter(before + 10, stored.rows.parent_id(row))?;
     statement.raw_bind_parameter(before + 11, stored.rows.child_ids(row))?;
     statement.raw_bind_parameter(before + 12, stored.rows.metadata(row))?;
+    statement.raw_bind_parameter(before + 13, stored.rows.tuple_paths())?;
     Ok(())
 }
 
@@ -253,14 +254,15 @@ mod tests {
         document_id TEXT NOT NULL, idx INTEGER NOT NULL, level INTEGER NOT NULL, \
         start_char INTEGER NOT NULL, end_char INTEGER NOT NULL, start_byte INTEGER NOT NULL, \
         end_byte INTEGER NOT NULL, parent_id TEXT, child_ids TEXT NOT NULL, \
-        metadata TEXT NOT NULL); CREATE TABLE documents (document_id TEXT PRIMARY KEY, \
+        metadata TEXT NOT NULL, metadata_tuples TEXT NOT NULL); \
+        CREATE TABLE documents (document_id TEXT PRIMARY KEY, \
         digest TEXT, content_hash TEXT, file_size INTEGER, file_mtime_ns INTEGER, \
         file_ctime_ns INTEGER, file_inode INTEGER);";
     const STATEMENTS: Statements<'static> = Statements {
-        insert_chunk: "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        insert_chunk: "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         // Two rows a statement: the tests' documents go in through both statements.
-        insert_chunks: "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), \
-            (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        insert_chunks: "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), \
+            (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         insert_document: "INSERT OR REPLACE INTO documents (document_id, content_hash, \
             file_size, file_mtime_ns, file_ctime_ns, file_inode) VALUES (?, ?, ?, ?, ?, ?)",
         delete_chunks: "DELETE FROM chunks WHERE document_id = ?",
@@ -471,12 +473,12 @@ mod tests {
         };
         assert!(BulkWriter::open(&path, "", nowhere).is_err());
         let uneven = Statements {
-            insert_chunks: "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), \
-                (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+            insert_chunks: "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), \
+                (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
             ..STATEMENTS
         };
         let error = BulkWriter::open(&path, "", uneven).unwrap_err();
-        assert!(error.to_string().contains("12 a row"), "{error}");
+        assert!(error.to_string().contains("13 a row"), "{error}");
         std::fs::remove_file(&path).unwrap();
     }
 }

@@ -1,5 +1,6 @@
-"""How the SQLite store keeps a chunk in text columns: metadata as JSON that gives back exactly
-what went in (tuples stay tuples), child ids joined in one string, and a chunk's row.
+"""How the SQLite store keeps a chunk in text columns: metadata as plain JSON, with the paths of
+its tuples beside it so that it reads back exactly as it went in (tuples stay tuples, lists
+lists), child ids joined in one string, and a chunk's row.
 """
 
 from __future__ import annotations
@@ -25,25 +26,29 @@ __all__ = [
 #: Distinct metadata mappings kept decoded between reads.
 METADATA_CACHE = 4096
 
-_TUPLE_TAG = "\x00tuple"
+#: A path in metadata: the keys and list positions that lead to a value.
+Path = tuple[str | int, ...]
 
 
-def _encode_value(value: Any, where: str) -> Any:
+def _encode_value(value: Any, where: str, path: Path, tuples: list[Path]) -> Any:
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
-    if isinstance(value, tuple):
-        return {_TUPLE_TAG: [_encode_value(item, where) for item in value]}
-    if isinstance(value, list):
-        return [_encode_value(item, where) for item in value]
+    if isinstance(value, (tuple, list)):
+        if isinstance(value, tuple):
+            tuples.append(path)
+        return [
+            _encode_value(item, f"{where}[{position}]", (*path, position), tuples)
+            for position, item in enumerate(value)
+        ]
     if isinstance(value, Mapping):
         encoded: dict[str, Any] = {}
         for key, item in value.items():
-            if not isinstance(key, str) or key.startswith("\x00"):
+            if not isinstance(key, str):
                 raise TypeError(
                     f"metadata{where} has the key {key!r}: a SqliteRegistry keeps mappings with "
-                    "str keys (not starting with NUL); convert the key to a str"
+                    "str keys; convert the key to a str"
                 )
-            encoded[key] = _encode_value(item, f"{where}[{key!r}]")
+            encoded[key] = _encode_value(item, f"{where}[{key!r}]", (*path, key), tuples)
         return encoded
     raise TypeError(
         f"metadata{where} is a {type(value).__name__}, which a SqliteRegistry cannot keep: "
@@ -51,22 +56,41 @@ def _encode_value(value: Any, where: str) -> Any:
     )
 
 
-def _decode_value(value: Any) -> Any:
+def _decode_value(value: Any, path: Path, tuples: frozenset[Path]) -> Any:
     if isinstance(value, list):
-        return [_decode_value(item) for item in value]
+        items = [
+            _decode_value(item, (*path, position), tuples) for position, item in enumerate(value)
+        ]
+        return tuple(items) if path in tuples else items
     if isinstance(value, dict):
-        if len(value) == 1 and _TUPLE_TAG in value:
-            return tuple(_decode_value(item) for item in value[_TUPLE_TAG])
         # Nested mappings come back in the read-only form a Document gives them.
-        return FrozenDict({key: _decode_value(item) for key, item in value.items()})
+        return FrozenDict(
+            {key: _decode_value(item, (*path, key), tuples) for key, item in value.items()}
+        )
     return value
 
 
-def encode_metadata(metadata: Mapping[str, Any]) -> str:
-    """One chunk's metadata as JSON text (TypeError for what JSON cannot give back)."""
+def _decode_plain(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode_plain(item) for item in value]
+    if isinstance(value, dict):
+        return FrozenDict({key: _decode_plain(item) for key, item in value.items()})
+    return value
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def encode_metadata(metadata: Mapping[str, Any]) -> tuple[str, str]:
+    """One chunk's metadata as the store's two columns: plain JSON (a tuple as an array), and
+    the paths of the arrays that were tuples, as a JSON array of key and position lists (empty
+    when there are none). TypeError for what JSON cannot give back."""
     if not metadata:
-        return "{}"
-    return json.dumps(_encode_value(metadata, ""), ensure_ascii=False, separators=(",", ":"))
+        return "{}", ""
+    tuples: list[Path] = []
+    text = _json(_encode_value(metadata, "", (), tuples))
+    return text, _json(tuples) if tuples else ""
 
 
 ID_SEPARATOR = "\x1f"
@@ -93,22 +117,30 @@ def decode_child_ids(text: str) -> tuple[str, ...]:
     return tuple(text.split(ID_SEPARATOR))
 
 
-def decode_metadata(text: str) -> MappingProxyType[str, Any]:
-    """The read-only mapping ``encode_metadata`` was given."""
-    return MappingProxyType({key: _decode_value(value) for key, value in json.loads(text).items()})
+def decode_metadata(text: str, tuple_paths: str = "") -> MappingProxyType[str, Any]:
+    """The read-only mapping ``encode_metadata`` was given: ``text``, with the arrays that
+    ``tuple_paths`` names as tuples."""
+    if not tuple_paths:
+        return MappingProxyType(
+            {key: _decode_plain(value) for key, value in json.loads(text).items()}
+        )
+    tuples = frozenset(tuple(path) for path in json.loads(tuple_paths))
+    return MappingProxyType(
+        {key: _decode_value(value, (key,), tuples) for key, value in json.loads(text).items()}
+    )
 
 
 def rows_of(chunks: list[Chunk]) -> list[tuple[Any, ...]]:
     """The store's rows for ``chunks``: every field, metadata as JSON (encoded once per
     mapping object: a document's chunks share one) and child ids as one string."""
-    encoded: dict[int, str] = {}
+    encoded: dict[int, tuple[str, str]] = {}
     rows = []
     for chunk in chunks:
         metadata = chunk.metadata
         key = id(metadata)
-        metadata_json = encoded.get(key)
-        if metadata_json is None:
-            metadata_json = encoded[key] = encode_metadata(metadata)
+        columns = encoded.get(key)
+        if columns is None:
+            columns = encoded[key] = encode_metadata(metadata)
         rows.append(
             (
                 chunk.id,
@@ -122,14 +154,14 @@ def rows_of(chunks: list[Chunk]) -> list[tuple[Any, ...]]:
                 chunk.end_byte,
                 chunk.parent_id,
                 encode_child_ids(chunk.child_ids),
-                metadata_json,
+                *columns,
             )
         )
     return rows
 
 
 def chunks_of(
-    rows: list[tuple[Any, ...]], decoded: dict[str, MappingProxyType[str, Any]]
+    rows: list[tuple[Any, ...]], decoded: dict[tuple[str, str], MappingProxyType[str, Any]]
 ) -> list[Chunk]:
     """The chunks of rows ``rows_of`` made. ``decoded`` keeps decoded metadata across calls
     (it is read-only, so chunks of one document share one mapping, as the chunker's do);
@@ -140,7 +172,7 @@ def chunks_of(
     chunks: list[Chunk] = []
     separator = ID_SEPARATOR
     append = chunks.append
-    # Unpacking each row once (one opcode) costs less than twelve subscripts.
+    # Unpacking each row once (one opcode) costs less than thirteen subscripts.
     for (
         chunk_id,
         text,
@@ -154,10 +186,13 @@ def chunks_of(
         parent_id,
         child_text,
         metadata_json,
+        tuple_paths,
     ) in rows:
-        metadata = decoded.get(metadata_json)
+        metadata = decoded.get((metadata_json, tuple_paths))
         if metadata is None:
-            metadata = decoded[metadata_json] = decode_metadata(metadata_json)
+            metadata = decoded[metadata_json, tuple_paths] = decode_metadata(
+                metadata_json, tuple_paths
+            )
         if not child_text:
             children: tuple[str, ...] = ()
         elif child_text[0] == "[":

@@ -80,7 +80,7 @@ WRITE_FILE_STATES = """INSERT OR REPLACE INTO file_states (id, documents, skippe
 READ_FILE_STATES = "SELECT documents, skipped FROM file_states"
 COLUMNS = (
     "id, text, document_id, idx, level, start_char, end_char, start_byte, end_byte, "
-    "parent_id, child_ids, metadata"
+    "parent_id, child_ids, metadata, metadata_tuples"
 )
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -96,7 +96,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     end_byte INTEGER NOT NULL,
     parent_id TEXT,
     child_ids TEXT NOT NULL,
-    metadata TEXT NOT NULL
+    metadata TEXT NOT NULL,
+    metadata_tuples TEXT NOT NULL
 );
 {ID_INDEX};
 {POSITION_INDEX};
@@ -116,12 +117,13 @@ PRAGMA application_id = {APPLICATION_ID};
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 UPSERT_ROW = (
-    f"INSERT INTO chunks ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    f"INSERT INTO chunks ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (id) DO UPDATE SET text = excluded.text, document_id = excluded.document_id, "
     "idx = excluded.idx, level = excluded.level, start_char = excluded.start_char, "
     "end_char = excluded.end_char, start_byte = excluded.start_byte, "
     "end_byte = excluded.end_byte, parent_id = excluded.parent_id, "
-    "child_ids = excluded.child_ids, metadata = excluded.metadata"
+    "child_ids = excluded.child_ids, metadata = excluded.metadata, "
+    "metadata_tuples = excluded.metadata_tuples"
 )
 #: A document's row as the command line writes it: id, content hash, and the state of its
 #: file (None where it is not to be trusted next time); the digest is left unknown.
@@ -161,7 +163,7 @@ BULK_LOAD_FINISH = (
 )
 #: Chunks inserted, not upserted (the core deletes a document's chunks first when its id
 #: comes twice; ids of distinct documents differ).
-_ROW_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_ROW_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 BULK_INSERT_CHUNK = f"INSERT INTO chunks ({COLUMNS}) VALUES {_ROW_VALUES}"
 #: Rows are inserted ``BULK_ROWS`` to a statement: SQLite runs the statement's program
 #: (opening the table's and the position index's cursors, ...) once per statement, not per

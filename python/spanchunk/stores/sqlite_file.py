@@ -116,7 +116,7 @@ class SqliteFile:
         self._durable = bool(durable)
         self._lock = threading.RLock()
         self._connection: sqlite3.Connection | None = None
-        self._metadata: dict[str, MappingProxyType[str, Any]] = {}
+        self._metadata: dict[tuple[str, str], MappingProxyType[str, Any]] = {}
         self._pid = 0
         self._closed = False
         self._connect()
