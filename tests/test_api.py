@@ -6,11 +6,13 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
+import struct
 from typing import Any
 
 import numpy as np
 import pytest
 import spanchunk
+import xxhash
 from _contract import SPAN_FIELDS, check_chunker, chunk_record, hierarchical_levels
 from spanchunk import (
     Chunk,
@@ -185,8 +187,26 @@ def test_ids_follow_the_documented_hash(chunker: Any) -> None:
     tree = chunker.chunk_tree(doc) if hasattr(chunker, "chunk_tree") else chunker.chunk(doc)
     spans = chunker.spans(TEXT)
     table = np.column_stack([spans[f].astype(np.int64) for f in SPAN_FIELDS])
-    expected = _core.chunk_ids("doc-x", chunker.fingerprint(), np.ascontiguousarray(table))
+    expected = _core.chunk_ids(TEXT, "doc-x", chunker.fingerprint(), np.ascontiguousarray(table))
     assert [c.id for c in tree] == list(expected)
+    # The documented scheme, computed here with the xxhash package: xxh3-64 over the document
+    # id and fingerprint (each after its length), the level, the xxh3-64 of the chunk's text
+    # and how many chunks of that level and text come before it, integers little-endian.
+    fingerprint = chunker.fingerprint().encode()
+    seen: dict[tuple[int, str], int] = {}
+    for chunk in tree:
+        occurrence = seen.get((chunk.level, chunk.text), 0)
+        seen[chunk.level, chunk.text] = occurrence + 1
+        fields = (
+            struct.pack("<Q", len(b"doc-x"))
+            + b"doc-x"
+            + struct.pack("<Q", len(fingerprint))
+            + fingerprint
+            + struct.pack(
+                "<IQQ", chunk.level, xxhash.xxh3_64_intdigest(chunk.text.encode()), occurrence
+            )
+        )
+        assert chunk.id == f"{xxhash.xxh3_64_intdigest(fields):016x}"
     # The fingerprint hashes what each level's core Splitter cuts by, top first.
     cuts = [
         {

@@ -97,7 +97,9 @@ def test_misaligned_arrays_are_read_as_aligned_ones() -> None:
     flat = table.view(np.int64).reshape(-1, len(SPAN_COLUMNS))
     odd = _misaligned(flat)
     fingerprint = "f" * 16
-    assert _core.chunk_ids("doc", fingerprint, odd) == _core.chunk_ids("doc", fingerprint, flat)
+    assert _core.chunk_ids(TEXT, "doc", fingerprint, odd) == _core.chunk_ids(
+        TEXT, "doc", fingerprint, flat
+    )
     built = _core.build_chunks(TEXT, "doc", fingerprint, None, odd)
     assert [chunk.text for chunk in built] == [
         chunk.text for chunk in _core.build_chunks(TEXT, "doc", fingerprint, None, flat)
@@ -114,7 +116,7 @@ def test_misaligned_arrays_are_read_as_aligned_ones() -> None:
         == _core.level_spans(splitter, TEXT, parents).tolist()
     )
     # Empty, and non-contiguous (a column slice of a misaligned array).
-    assert _core.chunk_ids("doc", fingerprint, _misaligned(flat[:0])) == []
+    assert _core.chunk_ids(TEXT, "doc", fingerprint, _misaligned(flat[:0])) == []
     assert (
         _core.char_spans_to_bytes(TEXT, _misaligned(flat)[:, 5:7]).tolist()
         == _core.char_spans_to_bytes(TEXT, np.ascontiguousarray(chars)).tolist()

@@ -376,9 +376,9 @@ mod tests {
         let out = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 3);
-        let parent = crate::ids::chunk_id("doc", "fp", 1, 0, 5);
-        let first = crate::ids::chunk_id("doc", "fp", 0, 0, 2);
-        let second = crate::ids::chunk_id("doc", "fp", 0, 3, 5);
+        let parent = crate::ids::chunk_id("doc", "fp", 1, b"ab\ncd", 0);
+        let first = crate::ids::chunk_id("doc", "fp", 0, b"ab", 0);
+        let second = crate::ids::chunk_id("doc", "fp", 0, b"cd", 0);
         assert_eq!(
             lines[0],
             format!(

@@ -99,25 +99,30 @@ impl Family {
     #[must_use]
     pub fn new(document: &Document<'_>, table: &SpanTable) -> Self {
         let rows = table.rows();
-        let mut ids = Vec::with_capacity(rows);
         let mut parents = Vec::with_capacity(rows);
         // The first row of the current level and of the level above it.
         let (mut level_start, mut above_start) = (0_usize, None::<usize>);
         for (number, record) in table.records.iter().enumerate() {
-            let [level, _, parent, start_byte, end_byte, ..] = record.0;
+            let [level, _, parent, ..] = record.0;
             if number > 0 && table.records[number - 1].0[0] != level {
                 above_start = Some(level_start);
                 level_start = number;
             }
-            ids.push(ids::chunk_hash(
-                document.document_id,
-                document.fingerprint,
-                u32::try_from(level).unwrap_or(u32::MAX),
-                u64::try_from(start_byte).unwrap_or(0),
-                u64::try_from(end_byte).unwrap_or(0),
-            ));
             parents.push(above_start.map(|start| start + usize::try_from(parent).unwrap_or(0)));
         }
+        let ids = ids::document_ids(
+            document.text,
+            document.document_id,
+            document.fingerprint,
+            table.records.iter().map(|record| {
+                let [level, _, _, start_byte, end_byte, ..] = record.0;
+                (
+                    u32::try_from(level).unwrap_or(u32::MAX),
+                    usize::try_from(start_byte).unwrap_or(0),
+                    usize::try_from(end_byte).unwrap_or(0),
+                )
+            }),
+        );
         let mut bounds = vec![0_usize; rows + 1];
         for &parent in parents.iter().flatten() {
             bounds[parent + 1] += 1;
@@ -200,7 +205,7 @@ mod tests {
             ],
         };
         let document = Document {
-            text: "",
+            text: "abcdefghijklmnopqrst",
             source: "s",
             document_id: "d",
             fingerprint: "f",
@@ -214,7 +219,7 @@ mod tests {
         let hex = hex_id(family.ids[3]);
         assert_eq!(
             std::str::from_utf8(&hex).unwrap(),
-            ids::chunk_id("d", "f", 0, 5, 10)
+            ids::chunk_id("d", "f", 0, b"fghij", 0)
         );
     }
 }

@@ -65,16 +65,17 @@ pub(crate) fn py_char_spans_to_bytes<'py>(
     rows_to_numpy(py, rows)
 }
 
-/// The id of every row of a (n, 7) span table.
+/// The id of every row of a (n, 7) span table of `text`.
 #[pyfunction]
 pub(crate) fn chunk_ids(
     py: Python<'_>,
+    text: PyBackedStr,
     document_id: &str,
     fingerprint: &str,
     spans: PyReadonlyArray2<'_, i64>,
 ) -> PyResult<Vec<String>> {
     let rows = table_rows(&spans)?;
-    crate::py::gil::detach(py, || ids::row_ids(document_id, fingerprint, &rows))
+    crate::py::gil::detach(py, || ids::row_ids(&text, document_id, fingerprint, &rows))
 }
 
 /// 16 hex digits of xxh3-64 of the UTF-8 text.

@@ -220,9 +220,9 @@ mod tests {
         };
         let rows = StoreColumns::new(&document("ab\ncd", "d.txt"), &table, None);
         assert_eq!(rows.len(), 3);
-        let parent = ids::chunk_id("d.txt", "fp", 1, 0, 5);
-        let first = ids::chunk_id("d.txt", "fp", 0, 0, 2);
-        let second = ids::chunk_id("d.txt", "fp", 0, 3, 5);
+        let parent = ids::chunk_id("d.txt", "fp", 1, b"ab\ncd", 0);
+        let first = ids::chunk_id("d.txt", "fp", 0, b"ab", 0);
+        let second = ids::chunk_id("d.txt", "fp", 0, b"cd", 0);
         assert_eq!(rows.id(0), parent);
         assert_eq!(rows.parent_id(0), None);
         assert_eq!(rows.parent_id(2), Some(parent.as_str()));

@@ -125,17 +125,17 @@ impl LinkedRows {
             .unwrap_or(self.rows.len())
     }
 
-    /// The id number of row `row` of the document `document_key` cut by the chunker whose
-    /// fingerprint is `fingerprint` (`ids::chunk_id` spells it in hex).
+    /// The id number of every row of the document `document_key` (whose text is `text`) cut
+    /// by the chunker whose fingerprint is `fingerprint` (`ids::chunk_id` spells one in hex).
     #[must_use]
-    pub fn id(&self, document_key: &str, fingerprint: &str, row: usize) -> u64 {
-        let row = &self.rows[row];
-        ids::chunk_hash(
+    pub fn ids(&self, text: &str, document_key: &str, fingerprint: &str) -> Vec<u64> {
+        ids::document_ids(
+            text,
             document_key,
             fingerprint,
-            row.level,
-            row.start_byte as u64,
-            row.end_byte as u64,
+            self.rows
+                .iter()
+                .map(|row| (row.level, row.start_byte, row.end_byte)),
         )
     }
 }
@@ -262,8 +262,8 @@ mod tests {
         assert!(linked.children(4).is_empty());
         assert_eq!(linked.first_leaf(), 2);
         assert_eq!(
-            format!("{:016x}", linked.id("doc", "fp", 3)),
-            ids::chunk_id("doc", "fp", 0, 3, 6)
+            format!("{:016x}", linked.ids("abcdef\nhi", "doc", "fp")[3]),
+            ids::chunk_id("doc", "fp", 0, b"def", 0)
         );
     }
 

@@ -45,8 +45,9 @@ text releases the GIL.
   ``start_byte, end_byte, start_char, end_char``.
 - ``char_spans_to_bytes(text, spans)``: (n, 2) char spans to (n, 2) byte spans;
   ``ValueError`` when a span is out of range or reversed.
-- ``chunk_ids(document_id, fingerprint, spans)``: the 16-hex-digit id of every row of an
-  (n, 7) span array: xxh3-64 of (document id, level, start_byte, end_byte, fingerprint).
+- ``chunk_ids(text, document_id, fingerprint, spans)``: the 16-hex-digit id of every row of
+  an (n, 7) span array of ``text``: xxh3-64 of (document id, fingerprint, level, the hash of
+  the row's text, how many rows of that level and text come before it).
 - ``Chunk``: the public ``spanchunk.Chunk`` (see ``chunk.py``); frozen, hashable, picklable.
 - ``build_chunks(text, document_id, fingerprint, metadata, spans, outline=None)``: ``Chunk``
   objects for every row of an (n, 7) span array, in row order: ids as ``chunk_ids`` gives

@@ -4,8 +4,8 @@
 its documents carry the same meta fields with the same conventions, so Haystack's
 ``AutoMergingRetriever`` merges them, but
 
-- ids are spanchunk's chunk ids (a hash of the document id, the level, the byte span and the
-  settings): two identical paragraphs get different ids (Haystack hashes the content and
+- ids are spanchunk's chunk ids (a hash of the document id, the level, the chunk's text and
+  the settings): two identical paragraphs get different ids (Haystack hashes the content and
   meta, so identical splits collide and a document store keeps one of them);
 - ``split_idx_start`` is the offset in the *original* document (Haystack's is relative to
   the block the split was cut from), and ``split_idx_end`` and byte offsets come with it;

@@ -9,7 +9,7 @@ spanchunk tree as ``TextNode`` objects, in the order of LlamaIndex's own
   re-finds each node's text with ``str.find``, relative to the parent it was cut from) is
   never run;
 - node ids are spanchunk's deterministic chunk ids (a hash of the document id, the level,
-  the byte span and the settings), not UUIDs, so parsing the same document again gives the
+  the chunk's text and the settings), not UUIDs, so parsing the same document again gives the
   same ids, and two identical paragraphs get different ones;
 - one pass over the text cuts every level, in the Rust core.
 

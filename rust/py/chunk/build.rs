@@ -197,12 +197,12 @@ fn document_chunks<'py>(
     let metadata = frozen_metadata(py, metadata)?;
     let mut paths = outline.map(|outline| HeadingPaths::new(outline, &metadata));
     let mut chunks = Vec::with_capacity(rows.rows.len());
-    let shared = Arc::new(SharedDocument {
-        text: text.clone().unbind(),
+    let shared = Arc::new(SharedDocument::new(
+        text.clone().unbind(),
         document_key,
         fingerprint,
         rows,
-    });
+    ));
     for (number, row) in shared.rows.rows.iter().enumerate() {
         let metadata = match paths.as_mut() {
             None => metadata.clone().unbind(),

@@ -101,11 +101,13 @@ pub(crate) fn same_str(
 /// what the ids hash, and the rows of the whole span table with their parents and children.
 pub(crate) struct SharedDocument {
     pub(crate) text: Py<PyString>,
-    /// The document id and the chunker's fingerprint: with a row's level and byte span, what
-    /// its chunk id hashes (on first read: most children's ids are never read).
+    /// The document id and the chunker's fingerprint: with a row's level and text, what its
+    /// chunk id hashes (`ids::document_ids`; the ids of all rows at once, on first read).
     pub(crate) document_key: String,
     pub(crate) fingerprint: Arc<str>,
     pub(crate) rows: LinkedRows,
+    /// The id number of every row, made when one is first read.
+    pub(crate) ids: PyOnceLock<Vec<u64>>,
 }
 
 /// A chunk id as a str: 16 lowercase hex digits, formatted without a heap buffer.
@@ -151,8 +153,28 @@ pub(crate) fn filled<T>(py: Python<'_>, value: T) -> PyOnceLock<T> {
 }
 
 impl SharedDocument {
+    /// What the chunks of one document share.
+    pub(crate) fn new(
+        text: Py<PyString>,
+        document_key: String,
+        fingerprint: Arc<str>,
+        rows: LinkedRows,
+    ) -> Self {
+        Self {
+            text,
+            document_key,
+            fingerprint,
+            rows,
+            ids: PyOnceLock::new(),
+        }
+    }
+
     /// The id number of row `row` (`ids::chunk_id` spells it in hex).
-    pub(crate) fn id(&self, row: usize) -> u64 {
-        self.rows.id(&self.document_key, &self.fingerprint, row)
+    pub(crate) fn id(&self, py: Python<'_>, row: usize) -> PyResult<u64> {
+        let ids = made_once(py, &self.ids, || {
+            let text = self.text.bind(py).to_str()?;
+            Ok::<_, PyErr>(self.rows.ids(text, &self.document_key, &self.fingerprint))
+        })?;
+        Ok(ids[row])
     }
 }

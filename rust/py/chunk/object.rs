@@ -132,7 +132,7 @@ impl PyChunk {
     pub(crate) fn id_str<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyString>> {
         made_once(py, &self.id, || {
             let rows = self.rows()?;
-            Ok::<_, PyErr>(id_string(py, rows.id(self.row)).unbind())
+            Ok::<_, PyErr>(id_string(py, rows.id(py, self.row)?).unbind())
         })
         .map(|id| id.bind(py))
     }
@@ -151,11 +151,10 @@ impl PyChunk {
     ) -> PyResult<Option<&Bound<'py, PyString>>> {
         made_once(py, &self.parent_id, || {
             let rows = self.rows()?;
-            Ok::<_, PyErr>(
-                rows.rows
-                    .parent(self.row)
-                    .map(|parent| id_string(py, rows.id(parent)).unbind()),
-            )
+            rows.rows
+                .parent(self.row)
+                .map(|parent| Ok(id_string(py, rows.id(py, parent)?).unbind()))
+                .transpose()
         })
         .map(|parent| parent.as_ref().map(|id| id.bind(py)))
     }
@@ -164,8 +163,11 @@ impl PyChunk {
         made_once(py, &self.child_ids, || {
             let rows = self.rows()?;
             let own = rows.rows.children(self.row);
-            PyTuple::new(py, own.iter().map(|&child| id_string(py, rows.id(child))))
-                .map(Bound::unbind)
+            let ids = own
+                .iter()
+                .map(|&child| Ok(id_string(py, rows.id(py, child)?)))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyTuple::new(py, ids).map(Bound::unbind)
         })
         .map(|ids| ids.bind(py))
     }

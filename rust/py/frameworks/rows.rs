@@ -136,16 +136,16 @@ pub(crate) fn cut_views<'py>(
     let mut paths = outline
         .as_ref()
         .map(|outline| HeadingPaths::new(outline, &shared_metadata));
-    let shared = Arc::new(SharedDocument {
-        text: text.clone().unbind(),
-        document_key: key,
-        fingerprint: Arc::clone(fingerprint),
+    let shared = Arc::new(SharedDocument::new(
+        text.clone().unbind(),
+        key,
+        Arc::clone(fingerprint),
         rows,
-    });
+    ));
     let rows = &shared.rows;
-    let ids: Vec<Bound<'py, PyString>> = (0..rows.rows.len())
-        .map(|row| id_string(py, shared.id(row)))
-        .collect();
+    let ids = (0..rows.rows.len())
+        .map(|row| Ok(id_string(py, shared.id(py, row)?)))
+        .collect::<PyResult<Vec<Bound<'py, PyString>>>>()?;
     let mut views = Vec::with_capacity(ids.len());
     for (number, span) in rows.rows.iter().enumerate() {
         let mapping = match paths.as_mut() {
