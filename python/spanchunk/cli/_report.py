@@ -135,6 +135,8 @@ def summary(totals: SyncReport, units: tuple[str, ...], elapsed: float) -> str:
             f"spanchunk:   store: {totals.added} added, {totals.replaced} replaced, "
             f"{totals.unchanged} unchanged, {totals.pruned} pruned"
         )
+        if totals.change_number is not None:
+            line += f"; change {totals.change_number}"
         if totals.gone:
             line += f"; {totals.gone} whose files are gone kept (add --prune to remove them)"
         if totals.stale:

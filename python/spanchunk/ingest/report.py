@@ -60,6 +60,8 @@ class SyncReport:
             ``"unreadable"``, ``"name not UTF-8"``, ...).
         skips: Each file skipped that the run reported one by one: (path, kind, message).
         missing: The PATHs given that do not exist.
+        change_number: Into a store: the store's change number when the run ended (what
+            ``changes(since=...)`` reads from; see ``SqliteRegistry.changes``).
         seconds: How long the run took.
     """
 
@@ -87,6 +89,7 @@ class SyncReport:
         self.stale = 0
         #: Source files (``.py``, ``.rs``, ...) that ``--format auto`` cut as plain text.
         self.source_as_text = 0
+        self.change_number: int | None = None
         self.seconds = 0.0
 
     def add_batch(self, result: BatchResult) -> None:
@@ -128,6 +131,7 @@ class SyncReport:
             "skipped": dict(self.skipped),
             "skips": [list(skip) for skip in self.skips],
             "missing": list(self.missing),
+            "change_number": self.change_number,
             "seconds": self.seconds,
         }
 

@@ -220,6 +220,8 @@ class _Run:
         ):
             raise NothingChunked(_nothing_chunked(report, len(self.paths)))
         self.sink.commit()
+        if store is not None:
+            report.change_number = store.change_number
 
     def gone(self, sink: StoreSink, recorded: _core.RecordedFiles) -> None:
         """The store's documents whose files are gone (``listed``: the document ids of the

@@ -91,7 +91,9 @@ def check_store_settings(
     theirs = json.loads(meta[SETTINGS_KEY]) if SETTINGS_KEY in meta else None
     ours = chunkers.settings or {}
     if theirs and not ours:
-        options = " ".join(option_text(name, value) for name, value in sorted(theirs.items()))
+        options = " ".join(
+            filter(None, (option_text(name, value) for name, value in sorted(theirs.items())))
+        )
         raise OutputError(
             f"{given}: the store was filled by the command line with {options.strip()}, "
             f"which this chunker's settings do not match (fingerprint {recorded}; this "

@@ -88,6 +88,8 @@ class StoreSink:
         #: What the store recorded of its files, for the walk to settle them by their state
         #: (None for a new store).
         self.recorded: _core.RecordedFiles | None = None
+        #: The store's change number when the run ended (set by ``commit``).
+        self.change_number: int | None = None
         self._job: StoreJob | None = None
         self._hashes_loaded = False
         if opened is not None:
@@ -216,11 +218,12 @@ class StoreSink:
             )
             self.store.set_meta(self._meta)
             self.store.write_file_states()
+            self.change_number = self.store.change_number()
             if self._owned:
                 self.store.close()
             return
         if self._bulk is not None:
-            self._bulk.finish(self.skipped)
+            self.change_number = self._bulk.finish(self.skipped)
             self._bulk = None
         if self.sync:
             with open(self._temp_path, "rb+") as file:

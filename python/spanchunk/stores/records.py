@@ -1,7 +1,8 @@
 """What a store records of the files it was filled from, for ingestion to keep it in step
 with a folder: each document's content hash and file state (a stat cache, as git's index
 keeps), the files skipped (binary, not text) with theirs, the run's settings, and a snapshot
-of all the states that a re-run reads in one fetch. ``SqliteRegistry`` inherits these
+of all the states that a re-run reads in one fetch. Its writes note what they change in the
+change feed (``changes.py``). ``SqliteRegistry`` inherits these
 methods; ``spanchunk.ingest`` is their caller.
 """
 
@@ -11,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import TYPE_CHECKING, Any, cast
 
 from spanchunk import _core
+from spanchunk.stores.changes import ChangeLog, stored_ids, stored_rows
 from spanchunk.stores.protocol import check_fingerprint, fingerprint_conflict
 from spanchunk.stores.schema import (
     READ_FILE_STATES,
@@ -186,6 +188,7 @@ class FileRecords(SqliteFile):
         unknown, so a later ``upsert`` rewrites. ``refreshed``: (size, mtime_ns, ctime_ns,
         inode, id) of unchanged documents whose files' state is recorded anew."""
         offered = check_fingerprint(fingerprint)
+        log = ChangeLog()
         with self._write() as connection:
             self.record_fingerprint(connection, offered)
             for document_id, rows, content_hash, stored, file_state in documents:
@@ -197,11 +200,14 @@ class FileRecords(SqliteFile):
                     content_hash,
                     stored=stored,
                     file_state=file_state,
+                    log=log,
                 )
             connection.executemany(REFRESH_FILE_STATE, refreshed)
             for document_id in deleted:
+                log.dropped(stored_ids(connection, document_id))
                 connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
                 connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
+            log.record(connection)
 
 
 def replace_rows(
@@ -213,11 +219,13 @@ def replace_rows(
     *,
     stored: bool = True,
     file_state: FileState | None = None,
+    log: ChangeLog,
 ) -> None:
     """Inside a write transaction: one document's rows replace its stored ones (none: the
-    document goes). ``stored=False``: the caller knows it has none. ``file_state``: the
-    (size, mtime_ns, ctime_ns, inode) of the file read, for the next run (None: unknown,
-    the next run reads the file)."""
+    document goes), the ids added and removed noted in ``log``. ``stored=False``: the
+    caller knows it has none. ``file_state``: the (size, mtime_ns, ctime_ns, inode) of the
+    file read, for the next run (None: unknown, the next run reads the file)."""
+    log.replaced(stored_rows(connection, document_id) if stored else (), rows)
     if stored:
         connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
     if not rows and content_hash is None:

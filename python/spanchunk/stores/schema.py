@@ -78,6 +78,27 @@ WRITE_FILE_STATES = """INSERT OR REPLACE INTO file_states (id, documents, skippe
     length(CAST(message AS BLOB)), message,
     file_size, file_mtime_ns, file_ctime_ns, file_inode), ''), '') AS BLOB) FROM skipped_files)"""
 READ_FILE_STATES = "SELECT documents, skipped FROM file_states"
+#: The change feed: one row for every write that changed the chunks (numbered in order, a
+#: number never used twice), with how many chunk ids it added and removed.
+CHANGES = """CREATE TABLE IF NOT EXISTS changes (
+    number INTEGER PRIMARY KEY AUTOINCREMENT,
+    written_at REAL NOT NULL,
+    added INTEGER NOT NULL,
+    removed INTEGER NOT NULL
+)"""
+#: The chunk ids each change added or removed (a chunk whose text, document and level stayed,
+#: whose offsets at most moved, is in none), with their level; deleted up to a compaction.
+CHANGE_CHUNKS = """CREATE TABLE IF NOT EXISTS change_chunks (
+    number INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    PRIMARY KEY (number, id)
+) WITHOUT ROWID"""
+#: Named readers of the feed and the change number each has applied.
+CONSUMERS = """CREATE TABLE IF NOT EXISTS consumers (
+    name TEXT PRIMARY KEY,
+    position INTEGER NOT NULL
+)"""
 COLUMNS = (
     "id, text, document_id, idx, level, start_char, end_char, start_byte, end_byte, "
     "parent_id, child_ids, metadata, metadata_tuples"
@@ -112,6 +133,9 @@ CREATE TABLE IF NOT EXISTS documents (
 );
 {SKIPPED_FILES};
 {FILE_STATES};
+{CHANGES};
+{CHANGE_CHUNKS};
+{CONSUMERS};
 {FILE_STATE_TRIGGERS}
 PRAGMA application_id = {APPLICATION_ID};
 PRAGMA user_version = {SCHEMA_VERSION};

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, overload
 
 from spanchunk.chunk import Chunk
+from spanchunk.stores.changes import ChangeLog, ChangeRecords, reset_changes, rows_by_id, stored_ids
 from spanchunk.stores.codec import chunks_of, rows_of
 from spanchunk.stores.parents import Missing, expand_hits, parent_from_content
 from spanchunk.stores.protocol import (
@@ -29,7 +30,7 @@ __all__ = ["SqliteRegistry", "StoreFormatError", "file_system_errno"]
 _BATCH = 500
 
 
-class SqliteRegistry(FileRecords):
+class SqliteRegistry(FileRecords, ChangeRecords):
     """Chunks kept in one SQLite file (WAL mode), so other processes, or this one after a
     restart, can swap hits for their parents.
 
@@ -140,9 +141,12 @@ class SqliteRegistry(FileRecords):
             return
         rows = rows_of(items)  # encoding errors come before any write
         documents = [(document_id,) for document_id in {row[2]: None for row in rows}]
+        log = ChangeLog()
         with self._write() as connection:
             self.record_fingerprint(connection, offered)
+            log.replaced(rows_by_id(connection, [row[0] for row in rows]), rows)
             connection.executemany(UPSERT_ROW, rows)
+            log.record(connection)
             # Chunks added by id make the document's recorded set unknown: the next upsert of
             # it rewrites (an upsert skips only a set it wrote itself).
             connection.executemany(
@@ -207,9 +211,11 @@ class SqliteRegistry(FileRecords):
         ):
             return False
         rows = rows_of(items)
+        log = ChangeLog()
         with self._write() as connection:
             self.record_fingerprint(connection, offered)
-            replace_rows(connection, document_id, rows, wanted, content_hash)
+            replace_rows(connection, document_id, rows, wanted, content_hash, log=log)
+            log.record(connection)
         return True
 
     def content_hashes(self) -> dict[str, str | None]:
@@ -341,16 +347,21 @@ class SqliteRegistry(FileRecords):
 
     def delete_document(self, document_id: str) -> int:
         """Remove every chunk, every level, of one document; returns how many went."""
+        log = ChangeLog()
         with self._write() as connection:
+            log.dropped(stored_ids(connection, document_id))
             removed = connection.execute(
                 "DELETE FROM chunks WHERE document_id = ?", (document_id,)
             ).rowcount
             connection.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
+            log.record(connection)
         return int(removed)
 
     def clear(self) -> None:
         """Remove every chunk and forget the recorded fingerprint."""
         with self._write() as connection:
-            connection.execute("DELETE FROM chunks")
+            removed = connection.execute("DELETE FROM chunks").rowcount
+            if removed:
+                reset_changes(connection, removed)
             connection.execute("DELETE FROM documents")
             connection.execute("DELETE FROM meta WHERE key = 'fingerprint'")
