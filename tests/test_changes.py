@@ -4,6 +4,7 @@ index through ``sync`` and ``apply_changes`` over several rounds of edits."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -13,6 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from spanchunk import Document, ParentChildChunker, SqliteRegistry
 from spanchunk.ingest import sync
@@ -249,3 +251,52 @@ def test_the_command_line_says_the_change_number(tmp_path: Path) -> None:
     api = tmp_path / "api.sqlite"
     assert sync(folder, api, CHUNKER).change_number == 1
     assert sync(folder, api, CHUNKER).change_number == 1
+
+
+def test_the_changes_command_writes_the_feed(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("\n\n".join(PARAGRAPHS), encoding="utf-8")
+    (folder / "b.txt").write_text("\n\n".join(PARAGRAPHS[:4]), encoding="utf-8")
+    store = str(tmp_path / "s.sqlite")
+
+    def spanchunk(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "spanchunk", *args], capture_output=True, text=True, check=False
+        )
+
+    sizes = ("--parent-size", "300", "--child-size", "80")
+    assert spanchunk("chunk", str(folder), *sizes, "-o", store).returncode == 0
+    whole = spanchunk("changes", store, "--since", "0", "--levels", "0")
+    assert whole.returncode == 0, whole.stderr
+    records = [json.loads(line) for line in whole.stdout.splitlines()]
+    with SqliteRegistry.open(store) as opened:
+        assert {r["id"]: r["text"] for r in records} == leaves(opened)
+    assert "from change 0 to change 1" in whole.stderr
+    # A consumer: the feed written whole, then its position moved.
+    out = tmp_path / "feed.jsonl"
+    first = spanchunk("changes", store, "--consumer", "vec", "-o", str(out), "--acknowledge")
+    assert first.returncode == 0 and "(consumer vec moved to it)" in first.stderr
+    (folder / "b.txt").unlink()
+    (folder / "a.txt").write_text("A new line at the very top of a.\n\n" + "\n\n".join(PARAGRAPHS))
+    assert spanchunk("chunk", str(folder), *sizes, "-o", store, "--prune").returncode == 0
+    parquet = tmp_path / "feed.parquet"
+    done = spanchunk("changes", store, "--consumer", "vec", "--levels", "0", "-o", str(parquet))
+    assert done.returncode == 0, done.stderr
+    table = pq.read_table(parquet).to_pylist()
+    upserts = [row["text"] for row in table if row["op"] == "upsert"]
+    deletes = [row["id"] for row in table if row["op"] == "delete"]
+    assert upserts == ["A new line at the very top of a."]
+    assert len(deletes) == 4  # b.txt's four children
+    assert [row["op"] for row in table][: len(deletes)] == ["delete"] * len(deletes)
+    with SqliteRegistry.open(store) as opened:
+        assert opened.consumer_position("vec") == 1  # not acknowledged
+    # Mistakes get a clear message.
+    wrong = spanchunk("changes", store, "--since", "9")
+    assert wrong.returncode == 1 and "not a change number of this store" in wrong.stderr
+    lone = spanchunk("changes", store, "--since", "0", "--acknowledge")
+    assert lone.returncode == 2 and "add --consumer NAME" in lone.stderr
+    missing = spanchunk("changes", str(tmp_path / "nope.sqlite"), "--since", "0")
+    assert missing.returncode == 1 and "no spanchunk store" in missing.stderr
+    both = spanchunk("changes", store)
+    assert both.returncode == 2

@@ -273,6 +273,40 @@ def run_info(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_changes(args: argparse.Namespace) -> int:
+    """The ``changes`` command; returns the exit status."""
+    from spanchunk.cli._changes import export_changes  # noqa: PLC0415
+
+    if args.acknowledge and args.consumer is None:
+        args.command_parser.error("--acknowledge moves a consumer's position: add --consumer NAME")
+    try:
+        levels = (
+            None if args.levels is None else tuple(int(level) for level in args.levels.split(","))
+        )
+    except ValueError:
+        args.command_parser.error(f"--levels takes levels such as 0 or 0,1, not {args.levels!r}")
+    try:
+        feed = export_changes(
+            args.store,
+            args.output,
+            since=args.since,
+            consumer=args.consumer,
+            levels=levels,
+            acknowledge=args.acknowledge,
+        )
+    except LookupError as error:  # ChangesCompacted
+        return fail(str(error), EXIT_FAILED)
+    except (OSError, ValueError, TypeError) as error:
+        return fail(str(error), EXIT_FAILED)
+    print(
+        f"spanchunk: {len(feed.upserts)} upserts, {len(feed.deletes)} deletes, from change "
+        f"{feed.since} to change {feed.position}"
+        + (f" (consumer {args.consumer} moved to it)" if args.acknowledge else ""),
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``spanchunk`` command and return its exit status.
 
@@ -288,6 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_chunk(args, args.command_parser)
         if args.command == "info":
             return run_info(args)
+        if args.command == "changes":
+            return run_changes(args)
     except KeyboardInterrupt:
         print("\nspanchunk: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -397,4 +397,47 @@ def build_parser() -> argparse.ArgumentParser:
     info.set_defaults(command_parser=info)
     info.add_argument("store", metavar="STORE", help="a .sqlite store made by spanchunk")
     info.add_argument("--json", action="store_true", help="one JSON object, for scripts")
+
+    changes = commands.add_parser(
+        "changes",
+        help="what changed in a store since a change number: the feed for a vector database",
+        description="Write the change feed of a spanchunk store: the chunks added or "
+        "changed since a change number (upserts, with their text, offsets and a hash of the "
+        "text) and the ids removed (deletes), as JSON Lines (one record a line, deletes "
+        "first) or Parquet. The summary on stderr gives the position to read from next "
+        "time. It never changes the chunks of a store.",
+        formatter_class=_Formatter,
+    )
+    changes.set_defaults(command_parser=changes)
+    changes.add_argument("store", metavar="STORE", help="a .sqlite store made by spanchunk")
+    start = changes.add_mutually_exclusive_group(required=True)
+    start.add_argument(
+        "--since",
+        type=int,
+        metavar="N",
+        help="the changes after change N (0: the whole state)",
+    )
+    start.add_argument(
+        "--consumer",
+        metavar="NAME",
+        help="the changes after the position the store keeps for consumer NAME",
+    )
+    changes.add_argument(
+        "--levels",
+        metavar="L,...",
+        help="only these levels (0: the children, which are embedded); default: all",
+    )
+    changes.add_argument(
+        "-o",
+        "--output",
+        default="-",
+        metavar="FILE",
+        help="FILE.jsonl, or FILE.parquet (needs pyarrow); default: stdout",
+    )
+    changes.add_argument(
+        "--acknowledge",
+        action="store_true",
+        help="with --consumer: move its position to the end of this feed once it is "
+        "written (apply the feed first when it is written to stdout)",
+    )
     return parser

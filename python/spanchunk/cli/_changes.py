@@ -1,0 +1,117 @@
+"""``spanchunk changes STORE``: a store's change feed (``SqliteRegistry.changes``) as JSON Lines
+or Parquet, for any other tool to apply; with ``--consumer NAME --acknowledge``, the consumer's
+position moves once the feed is written whole."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from spanchunk.ingest.output import mode_for, temporary_file
+from spanchunk.stores import ChangeFeed, SqliteRegistry
+
+__all__ = ["FEED_COLUMNS", "export_changes", "feed_records"]
+
+#: The fields of a feed record, in order: ``op`` is ``"upsert"`` or ``"delete"``; a delete has
+#: its ``id`` only (the others null).
+FEED_COLUMNS = (
+    "op",
+    "id",
+    "text",
+    "text_hash",
+    "document_id",
+    "level",
+    "index",
+    "start_char",
+    "end_char",
+    "start_byte",
+    "end_byte",
+    "parent_id",
+    "metadata",
+)
+
+
+def feed_records(feed: ChangeFeed) -> Iterator[dict[str, Any]]:
+    """The feed as records: the deletes first, then the upserts."""
+    empty = dict.fromkeys(FEED_COLUMNS[2:])
+    for chunk_id in feed.deletes:
+        yield {"op": "delete", "id": chunk_id, **empty}
+    for item in feed.upserts:
+        chunk = item.chunk
+        yield {
+            "op": "upsert",
+            "id": chunk.id,
+            "text": chunk.text,
+            "text_hash": item.text_hash,
+            "document_id": chunk.document_id,
+            "level": chunk.level,
+            "index": chunk.index,
+            "start_char": chunk.start_char,
+            "end_char": chunk.end_char,
+            "start_byte": chunk.start_byte,
+            "end_byte": chunk.end_byte,
+            "parent_id": chunk.parent_id,
+            "metadata": json.dumps(dict(chunk.metadata), ensure_ascii=False, default=list),
+        }
+
+
+def export_changes(
+    path: str,
+    output: str,
+    *,
+    since: int | None,
+    consumer: str | None,
+    levels: tuple[int, ...] | None,
+    acknowledge: bool,
+) -> ChangeFeed:
+    """Write the feed of the store at ``path`` to ``output`` (``-``: stdout; ``.parquet``:
+    Parquet, with pyarrow; else JSON Lines), a file appearing whole or not at all; with
+    ``acknowledge``, then move ``consumer``'s position to the feed's."""
+    with SqliteRegistry.open(path) as store:
+        feed = store.changes(since, consumer=consumer, levels=levels)
+        if output == "-":
+            _write_jsonl(sys.stdout, feed)
+            sys.stdout.flush()
+        else:
+            descriptor, temp = temporary_file(output)
+            try:
+                if output.endswith(".parquet"):
+                    os.close(descriptor)
+                    _write_parquet(temp, feed)
+                else:
+                    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+                        _write_jsonl(file, feed)
+                os.chmod(temp, mode_for(output))
+                os.replace(temp, output)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+                raise
+        if acknowledge and consumer is not None:
+            store.acknowledge(consumer, feed.position)
+    return feed
+
+
+def _write_jsonl(file: Any, feed: ChangeFeed) -> None:
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    write = file.write
+    for record in feed_records(feed):
+        write(dumps(record))
+        write("\n")
+
+
+def _write_parquet(path: str, feed: ChangeFeed) -> None:
+    try:
+        import pyarrow as pa  # noqa: PLC0415
+        import pyarrow.parquet as pq  # noqa: PLC0415
+    except ImportError as error:
+        raise ValueError(
+            "a Parquet feed needs pyarrow: pip install pyarrow, or write JSON Lines (-o FILE.jsonl)"
+        ) from error
+    records = list(feed_records(feed))
+    columns = {name: [record[name] for record in records] for name in FEED_COLUMNS}
+    pq.write_table(pa.table(columns), path)
