@@ -1,0 +1,495 @@
+"""Ready adapters that keep a framework's vector store in step with a store's change feed.
+
+Each adapter applies ``store.changes(consumer=NAME)`` (``apply_changes``) to one framework's
+index through that framework's public add and delete calls, with the chunk id as the
+vector's key:
+
+- ``LangChainVectors(vector_store, clear=None)``: any LangChain ``VectorStore``:
+  ``add_documents(documents, ids=...)`` and ``delete(ids=...)``; the documents are
+  ``chunk_to_document``'s. The vector store embeds them itself, so vectors are reused only
+  when it embeds through ``LangChainVectors.reusing(embedding)``.
+- ``LlamaIndexVectors(vector_store, embed_model)``: a LlamaIndex ``BasePydanticVectorStore``:
+  ``add(nodes)`` with the nodes' embeddings from ``embed_model.get_text_embedding_batch``,
+  and ``delete_nodes(node_ids=...)``.
+- ``HaystackDocuments(document_store, embedder=None)``: a Haystack ``DocumentStore``:
+  ``write_documents(documents, policy=DuplicatePolicy.OVERWRITE)`` and
+  ``delete_documents(ids)``, the documents embedded by ``embedder.run(documents=...)`` when
+  one is given.
+
+Each has ``upsert(items)``, ``delete(ids)`` and ``clear()`` (what ``apply_changes`` calls, the
+last to rebuild an index whose consumer fell behind a compaction), and ``apply(store,
+consumer=NAME, levels=(0,))``, which calls ``apply_changes`` with them and returns the feed.
+
+**Reused vectors.** A renamed or copied file gives new ids with the same texts. An adapter
+keeps the vectors it computed in this process by ``Upsert.text_hash`` (``VectorCache``: the
+last ``limit`` texts, 10,000 by default; 10,000 vectors of 1,536 floats as Python lists take
+about half a GB, so lower it for large vectors), and reuses one instead of embedding its text
+again; texts repeated within one feed are embedded once. ``embedded`` counts the texts
+actually embedded. A vector is taken to depend on the chunk's text only: the adapters embed
+``Upsert.text`` (LlamaIndex's own indexing embeds the node's metadata with it), and a Haystack
+embedder that embeds meta fields (``meta_fields_to_embed``) should not be given metadata that
+differs between copies of a text.
+
+**The fields written** are the integrations' own. LangChain's documents are
+``chunk_to_document``'s (``spanchunk.integrations.langchain``). LlamaIndex and Haystack have no
+one-chunk converter (their parser and splitter cut whole documents), so a leaf here gets the
+fields of their mapping that one chunk determines, under the same names:
+
+- LlamaIndex ``TextNode``: ``id_`` = ``Chunk.id``, ``text``, ``start_char_idx`` /
+  ``end_char_idx``, ``metadata`` = the document's metadata plus ``level``, ``start_byte``,
+  ``end_byte`` and the paths (``headings``, ``symbols``, ``language``), those keys excluded from
+  the embed and LLM text; ``SOURCE`` = the document id (the node's ``ref_doc_id``),
+  ``PARENT`` = ``Chunk.parent_id``. No ``PREVIOUS`` / ``NEXT`` (a feed holds the changed
+  chunks, not their neighbours) and no ``CHILD`` (a leaf has none).
+- Haystack ``Document``: ``id`` = ``Chunk.id``, ``content``, ``meta`` = the document's metadata
+  plus ``__parent_id``, ``source_id`` (the document id), ``split_id``, ``split_idx_start``,
+  ``split_idx_end``, ``start_byte``, ``end_byte`` and the paths. No ``__level``,
+  ``__block_size``, ``__children_ids`` or ``page_number``: they need the whole tree or text.
+
+The offsets, the position in the document (``index``, ``split_id``) and the parent id
+written are those of the chunk when it was upserted: a chunk that an edit elsewhere moved (or
+whose parent's text changed) keeps its id and its vector and is not in the feed, so they go
+stale in the index. Read a hit's current ones from the store (``store.get(id)``,
+``store.expand``), as ``docs/vectors.md`` says; the id, the text, the level and the document
+id stay right.
+
+**Emptying an index** (``clear``, for ``rebuild``): LlamaIndex's ``clear()``; Haystack's
+``delete_all_documents()`` where the store has it, else ``delete_documents`` of every
+document ``filter_documents()`` lists. LangChain's ``VectorStore`` can neither list nor empty
+its vectors, so ``LangChainVectors.clear`` calls the ``clear`` given to the constructor (a
+client's drop-collection call), empties an ``InMemoryVectorStore`` (its ``store`` dict lists
+the ids), and otherwise raises ``TypeError``.
+
+Importing this module imports no framework: each adapter imports its framework when it is
+first used.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from spanchunk import Chunk, _core
+from spanchunk.integrations._common import PATH_KEYS, metadata_copier, path_fields
+from spanchunk.stores.changes import ChangeFeed, ChangeRecords, Upsert, apply_changes
+
+__all__ = [
+    "HaystackDocuments",
+    "LangChainVectors",
+    "LlamaIndexVectors",
+    "VectorCache",
+]
+
+#: How many vectors an adapter keeps for reuse, by default.
+REUSED_VECTORS = 10_000
+
+
+class VectorCache:
+    """The vectors embedded in this process, by text hash (``Upsert.text_hash``), the most
+    recently used ``limit`` of them, and how many texts were embedded (``embedded``)."""
+
+    def __init__(self, limit: int = REUSED_VECTORS) -> None:
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            raise ValueError(f"limit is a number of vectors (an int >= 0), not {limit!r}")
+        self.limit = limit
+        self.embedded = 0
+        self._vectors: OrderedDict[str, Any] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+    def __contains__(self, text_hash: object) -> bool:
+        return text_hash in self._vectors
+
+    def vectors(
+        self,
+        hashes: Sequence[str],
+        inputs: Sequence[Any],
+        embed: Callable[[list[Any]], Sequence[Any]],
+    ) -> list[Any]:
+        """The vector of each input (a text, or what ``embed`` takes), by its text hash:
+        the kept one, else embedded by one call of ``embed`` with the first input of each
+        hash not kept (none: no call).
+
+        Raises:
+            ValueError: ``embed`` returned a number of vectors other than the number of
+                inputs it was given, or a None.
+        """
+        if len(hashes) != len(inputs):
+            raise ValueError(f"{len(hashes)} hashes for {len(inputs)} inputs")
+        kept = self._vectors
+        missing: dict[str, Any] = {}
+        for text_hash, item in zip(hashes, inputs, strict=True):
+            if text_hash not in kept and text_hash not in missing:
+                missing[text_hash] = item
+        fresh: dict[str, Any] = {}
+        if missing:
+            computed = list(embed(list(missing.values())))
+            if len(computed) != len(missing) or any(vector is None for vector in computed):
+                raise ValueError(
+                    f"the embedder returned {len(computed)} vectors for {len(missing)} texts"
+                    + (" (some None)" if any(v is None for v in computed) else "")
+                )
+            fresh = dict(zip(missing, computed, strict=True))
+            self.embedded += len(fresh)
+        out: list[Any] = []
+        for text_hash in hashes:
+            vector = fresh.get(text_hash)
+            if vector is None:
+                vector = kept[text_hash]
+                kept.move_to_end(text_hash)
+            out.append(vector)
+        for text_hash, vector in fresh.items():
+            kept[text_hash] = vector
+        while len(kept) > self.limit:
+            kept.popitem(last=False)
+        return out
+
+
+class VectorAdapter:
+    """What every adapter has: ``upsert``, ``delete`` and ``clear``, which ``apply`` gives
+    to ``apply_changes``, and the count of texts embedded."""
+
+    def upsert(self, items: list[Upsert]) -> None:
+        """Add or replace the vectors of ``items``, keyed by chunk id."""
+        raise NotImplementedError
+
+    def delete(self, ids: list[str]) -> None:
+        """Remove the vectors of ``ids`` (an id not there: nothing)."""
+        raise NotImplementedError
+
+    def clear(self) -> None:
+        """Empty the index (``apply_changes``'s ``rebuild``)."""
+        raise NotImplementedError
+
+    @property
+    def embedded(self) -> int:
+        """How many texts were embedded (a vector reused is not counted)."""
+        raise NotImplementedError
+
+    def apply(
+        self,
+        store: ChangeRecords,
+        *,
+        consumer: str,
+        levels: Iterable[int] | None = (0,),
+    ) -> ChangeFeed:
+        """Bring the index up to date with ``store``'s changes after ``consumer``'s position
+        (``apply_changes``, with ``clear`` to rebuild an index that fell behind a
+        compaction), the leaves by default. Returns the feed applied."""
+        return apply_changes(
+            store, self.upsert, self.delete, consumer=consumer, levels=levels, rebuild=self.clear
+        )
+
+
+@functools.cache
+def _reusing_embeddings_type() -> type[Any]:
+    """A LangChain ``Embeddings`` that keeps the vectors it computed (``VectorCache``)."""
+    from langchain_core.embeddings import Embeddings  # noqa: PLC0415
+
+    class ReusingEmbeddings(Embeddings):
+        """``embedding``, reusing the vector of a text it embedded before (by text hash);
+        queries are embedded by ``embedding`` every time."""
+
+        def __init__(self, embedding: Any, cache: VectorCache) -> None:
+            self.embedding = embedding
+            self.cache = cache
+
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            text_id = _core.text_id
+            return self.cache.vectors(
+                [text_id(text) for text in texts], texts, self.embedding.embed_documents
+            )
+
+        def embed_query(self, text: str) -> list[float]:
+            vector: list[float] = self.embedding.embed_query(text)
+            return vector
+
+        async def aembed_query(self, text: str) -> list[float]:
+            vector: list[float] = await self.embedding.aembed_query(text)
+            return vector
+
+    return ReusingEmbeddings
+
+
+class LangChainVectors(VectorAdapter):
+    """A LangChain ``VectorStore`` kept in step with a store's change feed.
+
+    The vector store embeds the documents it is given (``add_documents``), so the vectors of
+    texts embedded before are reused only when its embedding is
+    ``LangChainVectors.reusing(embedding)``: then ``embedded`` counts the texts that wrapper
+    embedded; otherwise it counts every text sent, each embedded by the store.
+
+    Args:
+        vector_store: A ``langchain_core.vectorstores.VectorStore`` that takes ids
+            (``add_documents(documents, ids=...)``, ``delete(ids=...)``).
+        clear: How to empty the index (for a rebuild after a compaction): LangChain's
+            interface has none. Not needed for an ``InMemoryVectorStore``.
+    """
+
+    def __init__(self, vector_store: Any, *, clear: Callable[[], object] | None = None) -> None:
+        self.vector_store = vector_store
+        self.sent = 0
+        self._empty = clear
+
+    @staticmethod
+    def reusing(embedding: Any, *, limit: int = REUSED_VECTORS) -> Any:
+        """``embedding`` (a LangChain ``Embeddings``) wrapped to reuse the vector of a text it
+        embedded before, the last ``limit`` of them: give it to the vector store."""
+        return _reusing_embeddings_type()(embedding, VectorCache(limit))
+
+    @property
+    def cache(self) -> VectorCache | None:
+        """The vectors kept by the vector store's embedding, when it is ``reusing``'s."""
+        kept = getattr(getattr(self.vector_store, "embeddings", None), "cache", None)
+        return kept if isinstance(kept, VectorCache) else None
+
+    @property
+    def embedded(self) -> int:
+        """How many texts were embedded: by ``reusing``'s embedding when the store has it,
+        else every text sent (the store embeds each)."""
+        cache = self.cache
+        return self.sent if cache is None else cache.embedded
+
+    def upsert(self, items: list[Upsert]) -> None:
+        """``add_documents`` of ``chunk_to_document``'s documents, the chunk ids as ids."""
+        if not items:
+            return
+        from spanchunk.integrations.langchain import chunk_to_document  # noqa: PLC0415
+
+        documents = [chunk_to_document(item.chunk) for item in items]
+        self.vector_store.add_documents(documents, ids=[item.id for item in items])
+        self.sent += len(items)
+
+    def delete(self, ids: list[str]) -> None:
+        """``delete(ids=...)``.
+
+        Raises:
+            RuntimeError: the vector store said the delete failed (False).
+        """
+        if not ids:
+            return
+        if self.vector_store.delete(ids=list(ids)) is False:
+            raise RuntimeError(
+                f"{type(self.vector_store).__name__}.delete(ids=...) failed for {len(ids)} ids"
+            )
+
+    def clear(self) -> None:
+        """Empty the index: the constructor's ``clear``, or every id of an
+        ``InMemoryVectorStore``.
+
+        Raises:
+            TypeError: neither: LangChain's ``VectorStore`` can neither list nor empty its
+                vectors.
+        """
+        if self._empty is not None:
+            self._empty()
+            return
+        from langchain_core.vectorstores import InMemoryVectorStore  # noqa: PLC0415
+
+        if isinstance(self.vector_store, InMemoryVectorStore):
+            ids = list(self.vector_store.store)
+            if ids:
+                self.vector_store.delete(ids=ids)
+            return
+        raise TypeError(
+            f"cannot empty a {type(self.vector_store).__name__}: LangChain's VectorStore "
+            "interface can neither list nor remove every vector. Pass clear= to "
+            "LangChainVectors (the client's call that drops or empties the collection), or "
+            "empty the index yourself and apply again"
+        )
+
+
+def _llamaindex_leaf(chunk: Chunk, embedding: Any) -> Any:
+    """The LlamaIndex ``TextNode`` of one chunk, with its embedding (see the module's
+    docstring for the fields)."""
+    from llama_index.core.schema import (  # noqa: PLC0415
+        NodeRelationship,
+        RelatedNodeInfo,
+        TextNode,
+    )
+
+    from spanchunk.integrations.llamaindex import (  # noqa: PLC0415
+        _WRITTEN_KEYS,
+        SPAN_KEYS,
+    )
+
+    own = {key: value for key, value in chunk.metadata.items() if key not in _WRITTEN_KEYS}
+    metadata = metadata_copier(own)(own)  # no node shares a mutable value with another
+    metadata["level"] = chunk.level
+    metadata["start_byte"] = chunk.start_byte
+    metadata["end_byte"] = chunk.end_byte
+    metadata.update(path_fields(chunk.metadata))
+    relationships: dict[Any, Any] = {
+        NodeRelationship.SOURCE: RelatedNodeInfo(node_id=chunk.document_id)
+    }
+    if chunk.parent_id is not None:
+        relationships[NodeRelationship.PARENT] = RelatedNodeInfo(node_id=chunk.parent_id)
+    return TextNode(
+        id_=chunk.id,
+        text=chunk.text,
+        start_char_idx=chunk.start_char,
+        end_char_idx=chunk.end_char,
+        metadata=metadata,
+        excluded_embed_metadata_keys=list(SPAN_KEYS),
+        excluded_llm_metadata_keys=list(SPAN_KEYS),
+        relationships=relationships,
+        embedding=list(embedding),
+    )
+
+
+class LlamaIndexVectors(VectorAdapter):
+    """A LlamaIndex vector store kept in step with a store's change feed.
+
+    Chunks are deleted node by node (``delete_nodes(node_ids=...)``): a vector store without
+    it is refused rather than given ``delete(ref_doc_id)``, which deletes every node of a
+    document, those the store still holds included.
+
+    Args:
+        vector_store: A ``BasePydanticVectorStore`` (``SimpleVectorStore``, ...).
+        embed_model: A LlamaIndex ``BaseEmbedding``: ``get_text_embedding_batch`` embeds the
+            chunks' texts.
+        limit: How many vectors to keep for reuse (``VectorCache``).
+    """
+
+    def __init__(self, vector_store: Any, embed_model: Any, *, limit: int = REUSED_VECTORS) -> None:
+        self.vector_store = vector_store
+        self.embed_model = embed_model
+        self.cache = VectorCache(limit)
+
+    @property
+    def embedded(self) -> int:
+        """How many texts were embedded (a vector reused is not counted)."""
+        return self.cache.embedded
+
+    def upsert(self, items: list[Upsert]) -> None:
+        """``add`` of the chunks' nodes, each with its embedding (reused or computed)."""
+        if not items:
+            return
+        vectors = self.cache.vectors(
+            [item.text_hash for item in items],
+            [item.text for item in items],
+            self.embed_model.get_text_embedding_batch,
+        )
+        nodes = [
+            _llamaindex_leaf(item.chunk, vector)
+            for item, vector in zip(items, vectors, strict=True)
+        ]
+        self.vector_store.add(nodes)
+
+    def delete(self, ids: list[str]) -> None:
+        """``delete_nodes(node_ids=...)``.
+
+        Raises:
+            TypeError: the vector store has no node-level delete.
+        """
+        if not ids:
+            return
+        try:
+            self.vector_store.delete_nodes(node_ids=list(ids))
+        except NotImplementedError:
+            raise TypeError(
+                f"{type(self.vector_store).__name__} has no delete_nodes, so single chunks "
+                "cannot be removed from it (its delete(ref_doc_id) removes a whole document's "
+                "nodes, those the store still holds too)"
+            ) from None
+
+    def clear(self) -> None:
+        """The vector store's ``clear()``.
+
+        Raises:
+            TypeError: the vector store has no ``clear``.
+        """
+        try:
+            self.vector_store.clear()
+        except NotImplementedError:
+            raise TypeError(
+                f"{type(self.vector_store).__name__} has no clear(): empty it yourself and "
+                "apply again"
+            ) from None
+
+
+def _haystack_leaf(chunk: Chunk) -> Any:
+    """The Haystack ``Document`` of one chunk, without embedding (see the module's docstring
+    for the fields)."""
+    from haystack import Document  # noqa: PLC0415
+
+    path_keys = frozenset(PATH_KEYS)
+    own = {key: value for key, value in chunk.metadata.items() if key not in path_keys}
+    meta = metadata_copier(own)(own)  # no document shares a mutable value with another
+    meta.update(
+        {
+            "__parent_id": chunk.parent_id,
+            "source_id": chunk.document_id,
+            "split_id": chunk.index,
+            "split_idx_start": chunk.start_char,
+            "split_idx_end": chunk.end_char,
+            "start_byte": chunk.start_byte,
+            "end_byte": chunk.end_byte,
+        }
+    )
+    meta.update(path_fields(chunk.metadata))
+    return Document(id=chunk.id, content=chunk.text, meta=meta)
+
+
+class HaystackDocuments(VectorAdapter):
+    """A Haystack document store kept in step with a store's change feed.
+
+    Args:
+        document_store: A Haystack ``DocumentStore`` (``InMemoryDocumentStore``, ...).
+        embedder: A document embedder component (``run(documents=...)`` returns
+            ``{"documents": [...]}`` with their ``embedding`` set), or None to write the
+            documents without embeddings (a BM25 index).
+        limit: How many vectors to keep for reuse (``VectorCache``).
+    """
+
+    def __init__(
+        self, document_store: Any, embedder: Any = None, *, limit: int = REUSED_VECTORS
+    ) -> None:
+        self.document_store = document_store
+        self.embedder = embedder
+        self.cache = VectorCache(limit)
+
+    @property
+    def embedded(self) -> int:
+        """How many texts were embedded (a vector reused is not counted)."""
+        return self.cache.embedded
+
+    def _embed(self, documents: list[Any]) -> list[Any]:
+        done = self.embedder.run(documents=documents)["documents"]
+        return [document.embedding for document in done]
+
+    def upsert(self, items: list[Upsert]) -> None:
+        """``write_documents`` with ``DuplicatePolicy.OVERWRITE``, embedded first when there
+        is an embedder (reused or computed)."""
+        if not items:
+            return
+        from haystack.document_stores.types import DuplicatePolicy  # noqa: PLC0415
+
+        documents = [_haystack_leaf(item.chunk) for item in items]
+        if self.embedder is not None:
+            vectors = self.cache.vectors([item.text_hash for item in items], documents, self._embed)
+            documents = [
+                replace(document, embedding=vector)
+                for document, vector in zip(documents, vectors, strict=True)
+            ]
+        self.document_store.write_documents(documents, policy=DuplicatePolicy.OVERWRITE)
+
+    def delete(self, ids: list[str]) -> None:
+        """``delete_documents(ids)``."""
+        if ids:
+            self.document_store.delete_documents(list(ids))
+
+    def clear(self) -> None:
+        """``delete_all_documents()`` where the store has it, else ``delete_documents`` of
+        every document ``filter_documents()`` lists."""
+        delete_all = getattr(self.document_store, "delete_all_documents", None)
+        if callable(delete_all):
+            delete_all()
+            return
+        ids = [document.id for document in self.document_store.filter_documents()]
+        if ids:
+            self.document_store.delete_documents(ids)
