@@ -162,6 +162,17 @@ def test_compaction_waits_for_consumers_and_tells_the_late_to_rebuild(tmp_path: 
             store, stale.upsert, stale.delete, consumer="stale", rebuild=stale.clear
         )
         assert feed.full and stale.texts == leaves(store)
+        # A consumer removed and back missed what was compacted meanwhile: it rebuilds.
+        back = Index()
+        apply_changes(store, back.upsert, back.delete, consumer="back")
+        store.remove_consumer("back")
+        assert "back" not in store.consumers()
+        store.upsert("d", CHUNKER.chunk_tree(Document(PARAGRAPHS[0], id="d")))
+        store.compact()
+        with pytest.raises(ChangesCompacted, match="was removed"):
+            store.changes(consumer="back")
+        apply_changes(store, back.upsert, back.delete, consumer="back", rebuild=back.clear)
+        assert back.texts == leaves(store)
         # clear() starts over: every reader rebuilds.
         store.clear()
         with pytest.raises(ChangesCompacted):

@@ -9,4 +9,6 @@ Import the module of your framework; nothing here imports a framework until you 
 - ``spanchunk.integrations.haystack`` (the ``haystack`` extra): a ``@component`` splitter.
 - ``spanchunk.integrations.ray`` (the ``ray`` extra): a batch function for Ray Data (and
   Spark's ``mapInArrow``), with the chunk table's Arrow schema.
+- ``spanchunk.integrations.vectors``: a store's change feed applied to a LangChain vector
+  store, a LlamaIndex vector store or a Haystack document store.
 """

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from spanchunk import _core
 from spanchunk.chunk import Chunk
@@ -41,6 +40,8 @@ __all__ = [
 #: ``clear``, or a store's first load, which records no ids): a feed from before it is a
 #: full state only.
 COMPACTED = "changes_compacted_through"
+#: The position of a retired consumer (``remove_consumer``).
+RETIRED = -1
 #: Ids per ``IN (...)`` query.
 _BATCH = 500
 
@@ -49,8 +50,7 @@ class ChangesCompacted(LookupError):
     """The changes asked for were compacted: rebuild from a full feed (``since=0``)."""
 
 
-@dataclass(frozen=True)
-class Upsert:
+class Upsert(NamedTuple):
     """A chunk to add to a vector database or to replace there, and the hash of its text
     (16 hex digits): a consumer that has a vector for that text (a renamed or copied file)
     reuses it instead of embedding again."""
@@ -69,7 +69,6 @@ class Upsert:
         return self.chunk.text
 
 
-@dataclass(frozen=True)
 class ChangeFeed:
     """What changed in a store after change ``since``, up to change ``position``.
 
@@ -83,14 +82,32 @@ class ChangeFeed:
             upsert (and the recorded ids that are gone, for a reader that applied part of it).
     """
 
-    upserts: tuple[Upsert, ...]
-    deletes: tuple[str, ...]
-    since: int
-    position: int
-    full: bool
+    # A plain class, not a dataclass: importing dataclasses (and inspect) cost every
+    # command line run 4 ms.
+    __slots__ = ("deletes", "full", "position", "since", "upserts")
+
+    def __init__(
+        self,
+        upserts: tuple[Upsert, ...],
+        deletes: tuple[str, ...],
+        since: int,
+        position: int,
+        full: bool,
+    ) -> None:
+        self.upserts = upserts
+        self.deletes = deletes
+        self.since = since
+        self.position = position
+        self.full = full
 
     def __len__(self) -> int:
         return len(self.upserts) + len(self.deletes)
+
+    def __repr__(self) -> str:
+        return (
+            f"ChangeFeed(upserts={len(self.upserts)}, deletes={len(self.deletes)}, "
+            f"since={self.since}, position={self.position}, full={self.full})"
+        )
 
 
 class ChangeLog:
@@ -219,6 +236,12 @@ class ChangeRecords(SqliteFile):
         with self._read() as connection:
             if consumer is not None:
                 since = _position(connection, consumer)
+                if since == RETIRED:
+                    raise ChangesCompacted(
+                        f"consumer {consumer!r} was removed, and its index missed the changes "
+                        "compacted since: rebuild the index from changes(since=0) and "
+                        "acknowledge its position (apply_changes(..., rebuild=...) does it)"
+                    )
             assert since is not None
             if not isinstance(since, int) or isinstance(since, bool):
                 raise TypeError(f"since must be an int change number, not {since!r}")
@@ -285,14 +308,18 @@ class ChangeRecords(SqliteFile):
         )
 
     def consumer_position(self, name: str) -> int:
-        """The change number consumer ``name`` has applied (0: none, or a new name)."""
+        """The change number consumer ``name`` has applied (0: none, or a new name; -1: removed)."""
         with self._read() as connection:
             return _position(connection, name)
 
     def consumers(self) -> dict[str, int]:
         """Every consumer's position."""
         with self._read() as connection:
-            return dict(connection.execute("SELECT name, position FROM consumers").fetchall())
+            return dict(
+                connection.execute(
+                    "SELECT name, position FROM consumers WHERE position >= 0"
+                ).fetchall()
+            )
 
     def acknowledge(self, name: str, position: int) -> None:
         """Record that consumer ``name`` applied the changes up to ``position`` (a feed's
@@ -313,16 +340,22 @@ class ChangeRecords(SqliteFile):
             )
 
     def remove_consumer(self, name: str) -> None:
-        """Forget consumer ``name`` (a compaction no longer waits for it)."""
+        """Retire consumer ``name``: a compaction no longer waits for it, and a reader under
+        that name again is told to rebuild (its index missed what was compacted), until it
+        acknowledges a full feed."""
         with self._write() as connection:
-            connection.execute("DELETE FROM consumers WHERE name = ?", (name,))
+            connection.execute(
+                "INSERT OR REPLACE INTO consumers (name, position) VALUES (?, ?)", (name, RETIRED)
+            )
 
     def compact(self) -> int:
         """Drop the change records every consumer has applied (all of them when there is no
         consumer); returns the change number they were dropped up to. A reader from before
         it is told to rebuild."""
         with self._write() as connection:
-            row = connection.execute("SELECT min(position) FROM consumers").fetchone()
+            row = connection.execute(
+                "SELECT min(position) FROM consumers WHERE position >= 0"
+            ).fetchone()
             through = _latest(connection) if row[0] is None else int(row[0])
             if through > _compacted(connection):
                 connection.execute("DELETE FROM change_chunks WHERE number <= ?", (through,))
