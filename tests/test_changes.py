@@ -17,6 +17,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from spanchunk import Document, ParentChildChunker, SqliteRegistry
+from spanchunk._core import text_id
 from spanchunk.ingest import sync
 from spanchunk.stores.changes import ChangesCompacted, Upsert, apply_changes
 
@@ -283,6 +284,11 @@ def test_the_changes_command_writes_the_feed(tmp_path: Path) -> None:
     records = [json.loads(line) for line in whole.stdout.splitlines()]
     with SqliteRegistry.open(store) as opened:
         assert {r["id"]: r["text"] for r in records} == leaves(opened)
+        for record in records:
+            chunk = opened[record["id"]]
+            assert record["text_hash"] == text_id(chunk.text)
+            assert record["metadata"] == dict(chunk.metadata)
+            assert (record["start_char"], record["end_byte"]) == (chunk.start_char, chunk.end_byte)
     assert "from change 0 to change 1" in whole.stderr
     # A consumer: the feed written whole, then its position moved.
     out = tmp_path / "feed.jsonl"

@@ -286,7 +286,7 @@ def run_changes(args: argparse.Namespace) -> int:
     except ValueError:
         args.command_parser.error(f"--levels takes levels such as 0 or 0,1, not {args.levels!r}")
     try:
-        feed = export_changes(
+        upserts, deletes, since, position = export_changes(
             args.store,
             args.output,
             since=args.since,
@@ -299,9 +299,8 @@ def run_changes(args: argparse.Namespace) -> int:
     except (OSError, ValueError, TypeError) as error:
         return fail(str(error), EXIT_FAILED)
     print(
-        f"spanchunk: {len(feed.upserts)} upserts, {len(feed.deletes)} deletes, from change "
-        f"{feed.since} to change {feed.position}"
-        + (f" (consumer {args.consumer} moved to it)" if args.acknowledge else ""),
+        f"spanchunk: {upserts} upserts, {deletes} deletes, from change {since} to change "
+        f"{position}" + (f" (consumer {args.consumer} moved to it)" if args.acknowledge else ""),
         file=sys.stderr,
     )
     return EXIT_OK

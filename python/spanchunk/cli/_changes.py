@@ -1,6 +1,7 @@
-"""``spanchunk changes STORE``: a store's change feed (``SqliteRegistry.changes``) as JSON Lines
-or Parquet, for any other tool to apply; with ``--consumer NAME --acknowledge``, the consumer's
-position moves once the feed is written whole."""
+"""``spanchunk changes STORE``: a store's change feed (``SqliteRegistry.write_changes``, or
+``changes`` for Parquet) as JSON Lines or Parquet, for any other tool to apply; with
+``--consumer NAME --acknowledge``, the consumer's position moves once the feed is written
+whole."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from spanchunk.stores import ChangeFeed, SqliteRegistry
 
 __all__ = ["FEED_COLUMNS", "export_changes", "feed_records"]
 
-#: The fields of a feed record, in order: ``op`` is ``"upsert"`` or ``"delete"``; a delete has
-#: its ``id`` only (the others null).
+#: The columns of a Parquet feed, in order: ``op`` is ``"upsert"`` or ``"delete"``; a delete
+#: has its ``id`` only (the others null); ``metadata`` is JSON text.
 FEED_COLUMNS = (
     "op",
     "id",
@@ -36,7 +37,7 @@ FEED_COLUMNS = (
 
 
 def feed_records(feed: ChangeFeed) -> Iterator[dict[str, Any]]:
-    """The feed as records: the deletes first, then the upserts."""
+    """The feed as Parquet rows: the deletes first, then the upserts."""
     empty = dict.fromkeys(FEED_COLUMNS[2:])
     for chunk_id in feed.deletes:
         yield {"op": "delete", "id": chunk_id, **empty}
@@ -67,24 +68,26 @@ def export_changes(
     consumer: str | None,
     levels: tuple[int, ...] | None,
     acknowledge: bool,
-) -> ChangeFeed:
+) -> tuple[int, int, int, int]:
     """Write the feed of the store at ``path`` to ``output`` (``-``: stdout; ``.parquet``:
-    Parquet, with pyarrow; else JSON Lines), a file appearing whole or not at all; with
-    ``acknowledge``, then move ``consumer``'s position to the feed's."""
+    Parquet, with pyarrow; else JSON Lines, made by ``SqliteRegistry.write_changes``), a file
+    appearing whole or not at all; with ``acknowledge``, then move ``consumer``'s position
+    to the feed's. Returns (upserts, deletes, since, position)."""
     with SqliteRegistry.open(path) as store:
-        feed = store.changes(since, consumer=consumer, levels=levels)
         if output == "-":
-            _write_jsonl(sys.stdout, feed)
+            counts = store.write_changes(sys.stdout, since, consumer=consumer, levels=levels)
             sys.stdout.flush()
         else:
             descriptor, temp = temporary_file(output)
             try:
                 if output.endswith(".parquet"):
                     os.close(descriptor)
+                    feed = store.changes(since, consumer=consumer, levels=levels)
                     _write_parquet(temp, feed)
+                    counts = (len(feed.upserts), len(feed.deletes), feed.since, feed.position)
                 else:
                     with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-                        _write_jsonl(file, feed)
+                        counts = store.write_changes(file, since, consumer=consumer, levels=levels)
                 os.chmod(temp, mode_for(output))
                 os.replace(temp, output)
             except BaseException:
@@ -92,16 +95,8 @@ def export_changes(
                     os.unlink(temp)
                 raise
         if acknowledge and consumer is not None:
-            store.acknowledge(consumer, feed.position)
-    return feed
-
-
-def _write_jsonl(file: Any, feed: ChangeFeed) -> None:
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    write = file.write
-    for record in feed_records(feed):
-        write(dumps(record))
-        write("\n")
+            store.acknowledge(consumer, counts[3])
+    return counts
 
 
 def _write_parquet(path: str, feed: ChangeFeed) -> None:

@@ -14,9 +14,10 @@ read, and a reader that asks for changes from before a compaction is told to reb
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from spanchunk import _core
 from spanchunk.chunk import Chunk
@@ -227,77 +228,11 @@ class ChangeRecords(SqliteFile):
             ValueError: ``since`` is not a change number of this store, or both or neither
                 of ``since`` and ``consumer`` are given.
         """
-        chosen = _levels(levels)
-        if (since is None) == (consumer is None):
-            raise ValueError(
-                "pass since=N (a change number, 0 for the whole state) or consumer=NAME, "
-                "one of the two"
-            )
         with self._read() as connection:
-            if consumer is not None:
-                since = _position(connection, consumer)
-                if since == RETIRED:
-                    raise ChangesCompacted(
-                        f"consumer {consumer!r} was removed, and its index missed the changes "
-                        "compacted since: rebuild the index from changes(since=0) and "
-                        "acknowledge its position (apply_changes(..., rebuild=...) does it)"
-                    )
-            assert since is not None
-            if not isinstance(since, int) or isinstance(since, bool):
-                raise TypeError(f"since must be an int change number, not {since!r}")
-            latest = _latest(connection)
-            if not 0 <= since <= latest:
-                raise ValueError(
-                    f"since={since} is not a change number of this store (0 to {latest}): "
-                    "pass the position a feed of this store gave"
-                )
-            compacted = _compacted(connection)
-            where = "" if chosen is None else f" WHERE level IN ({', '.join('?' * len(chosen))})"
-            registered = consumer is not None and _registered(connection, consumer)
-            level_filter = (
-                "" if chosen is None else f" AND level IN ({', '.join('?' * len(chosen))})"
-            )
-            if since == 0 and not (registered and compacted):
-                # The whole state, and the recorded ids that are gone: a reader that applied
-                # part of a feed from 0 and stopped before moving its position has them.
-                rows = connection.execute(
-                    f"{SELECT}{where} ORDER BY rowid", chosen or ()
-                ).fetchall()
-                deletes = [
-                    chunk_id
-                    for (chunk_id,) in connection.execute(
-                        "SELECT DISTINCT id FROM change_chunks WHERE NOT EXISTS (SELECT 1 FROM "
-                        f"chunks WHERE chunks.id = change_chunks.id){level_filter} ORDER BY id",
-                        chosen or (),
-                    )
-                ]
-            elif since < compacted:
-                who = f"consumer {consumer!r} (at change {since})" if consumer else f"since={since}"
-                raise ChangesCompacted(
-                    f"the changes after {since} were compacted up to change {compacted}, so "
-                    f"{who} cannot be brought up to date from them: rebuild the index from "
-                    "changes(since=0), the whole state (apply_changes(..., rebuild=...) does "
-                    "it)"
-                )
-            else:
-                touched = dict(
-                    connection.execute(
-                        f"SELECT id, level FROM change_chunks WHERE number > ?{level_filter}",
-                        (since, *(chosen or ())),
-                    ).fetchall()
-                )
-                ids = sorted(touched)
-                rows = []
-                for start in range(0, len(ids), _BATCH):
-                    batch = ids[start : start + _BATCH]
-                    marks = ", ".join("?" * len(batch))
-                    rows.extend(
-                        connection.execute(f"{SELECT} WHERE id IN ({marks})", batch).fetchall()
-                    )
-                rows.sort(key=lambda row: (row[2], row[4], row[3]))
-                found = {row[0] for row in rows}
-                deletes = [chunk_id for chunk_id in ids if chunk_id not in found]
+            plan = _plan(connection, since, consumer, _levels(levels))
+            rows, deletes = plan.rows(connection, SELECT)
         chunks = chunks_of(rows, self._metadata)
+        since, latest = plan.since, plan.latest
         text_id = _core.text_id
         return ChangeFeed(
             upserts=tuple(Upsert(chunk, text_id(chunk.text)) for chunk in chunks),
@@ -306,6 +241,31 @@ class ChangeRecords(SqliteFile):
             position=latest,
             full=since == 0,
         )
+
+    def write_changes(
+        self,
+        file: IO[str],
+        since: int | None = None,
+        *,
+        consumer: str | None = None,
+        levels: Iterable[int] | None = None,
+    ) -> tuple[int, int, int, int]:
+        """Write the feed ``changes`` gives as JSON Lines to ``file``: a record a line, the
+        deletes first (``{"op": "delete", "id": ...}``), then the upserts (``op``, ``id``,
+        ``text``, ``document_id``, ``level``, ``index``, the offsets, ``parent_id``,
+        ``metadata`` as an object, ``text_hash``). Each line is made by SQLite
+        (``json_object``), with no Python object per chunk; returns (upserts, deletes,
+        since, position)."""
+        text_id = _core.text_id
+        write = file.write
+        with self._read() as connection:
+            plan = _plan(connection, since, consumer, _levels(levels))
+            rows, deletes = plan.rows(connection, FEED_JSON)
+        for chunk_id in deletes:
+            write(f'{{"op":"delete","id":{json.dumps(chunk_id, ensure_ascii=False)}}}\n')
+        for line, text in rows:
+            write(f'{line[:-1]},"text_hash":"{text_id(text)}"}}\n')
+        return len(rows), len(deletes), plan.since, plan.latest
 
     def consumer_position(self, name: str) -> int:
         """The change number consumer ``name`` has applied (0: none, or a new name; -1: removed)."""
@@ -374,6 +334,112 @@ class ChangeRecords(SqliteFile):
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)", (COMPACTED, str(number))
             )
             return number
+
+
+#: An upsert as a JSON Lines record, made by SQLite, and its text (for its hash): the
+#: columns ``_Plan.rows`` selects for ``write_changes``.
+FEED_JSON = (
+    "json_object('op', 'upsert', 'id', id, 'text', text, 'document_id', document_id, "
+    "'level', level, 'index', idx, 'start_char', start_char, 'end_char', end_char, "
+    "'start_byte', start_byte, 'end_byte', end_byte, 'parent_id', parent_id, "
+    "'metadata', json(metadata)), text FROM chunks"
+)
+
+
+class _Plan(NamedTuple):
+    """What a feed holds, read in one transaction: from ``since`` to ``latest``, the ids
+    touched (None: the whole state), and the levels asked for."""
+
+    since: int
+    latest: int
+    touched: list[str] | None
+    chosen: tuple[int, ...] | None
+
+    def rows(self, connection: sqlite3.Connection, select: str) -> tuple[list[Any], list[str]]:
+        """The rows of the upserts (``select``: ``SELECT ... FROM chunks``, or its columns and
+        ``FROM chunks``), in the store's order, and the ids to delete."""
+        if not select.startswith("SELECT "):
+            select = f"SELECT {select}"
+        chosen = self.chosen
+        marks = "" if chosen is None else ", ".join("?" * len(chosen))
+        if self.touched is None:
+            where = "" if chosen is None else f" WHERE level IN ({marks})"
+            rows = connection.execute(f"{select}{where} ORDER BY rowid", chosen or ()).fetchall()
+            # The recorded ids that are gone: a reader that applied part of a feed from 0
+            # and stopped before moving its position has them.
+            also = "" if chosen is None else f" AND level IN ({marks})"
+            gone = connection.execute(
+                "SELECT DISTINCT id FROM change_chunks WHERE NOT EXISTS (SELECT 1 FROM "
+                f"chunks WHERE chunks.id = change_chunks.id){also} ORDER BY id",
+                chosen or (),
+            )
+            return rows, [chunk_id for (chunk_id,) in gone]
+        ids = self.touched
+        rows = []
+        found: set[str] = set()
+        for start in range(0, len(ids), _BATCH):
+            batch = ids[start : start + _BATCH]
+            in_batch = ", ".join("?" * len(batch))
+            found.update(
+                chunk_id
+                for (chunk_id,) in connection.execute(
+                    f"SELECT id FROM chunks WHERE id IN ({in_batch})", batch
+                )
+            )
+            rows.extend(
+                connection.execute(
+                    f"{select} WHERE id IN ({in_batch}) ORDER BY document_id, level, idx",
+                    batch,
+                ).fetchall()
+            )
+        return rows, [chunk_id for chunk_id in ids if chunk_id not in found]
+
+
+def _plan(
+    connection: sqlite3.Connection,
+    since: int | None,
+    consumer: str | None,
+    chosen: tuple[int, ...] | None,
+) -> _Plan:
+    """Inside a read transaction: what the feed after ``since`` (or ``consumer``'s
+    position) holds; see ``ChangeRecords.changes`` for the errors."""
+    if (since is None) == (consumer is None):
+        raise ValueError(
+            "pass since=N (a change number, 0 for the whole state) or consumer=NAME, one of the two"
+        )
+    if consumer is not None:
+        since = _position(connection, consumer)
+        if since == RETIRED:
+            raise ChangesCompacted(
+                f"consumer {consumer!r} was removed, and its index missed the changes "
+                "compacted since: rebuild the index from changes(since=0) and acknowledge "
+                "its position (apply_changes(..., rebuild=...) does it)"
+            )
+    if not isinstance(since, int) or isinstance(since, bool):
+        raise TypeError(f"since must be an int change number, not {since!r}")
+    latest = _latest(connection)
+    if not 0 <= since <= latest:
+        raise ValueError(
+            f"since={since} is not a change number of this store (0 to {latest}): pass the "
+            "position a feed of this store gave"
+        )
+    compacted = _compacted(connection)
+    registered = consumer is not None and _registered(connection, consumer)
+    if since == 0 and not (registered and compacted):
+        return _Plan(since, latest, None, chosen)
+    if since < compacted:
+        who = f"consumer {consumer!r} (at change {since})" if consumer else f"since={since}"
+        raise ChangesCompacted(
+            f"the changes after {since} were compacted up to change {compacted}, so {who} "
+            "cannot be brought up to date from them: rebuild the index from "
+            "changes(since=0), the whole state (apply_changes(..., rebuild=...) does it)"
+        )
+    also = "" if chosen is None else f" AND level IN ({', '.join('?' * len(chosen))})"
+    touched = connection.execute(
+        f"SELECT DISTINCT id FROM change_chunks WHERE number > ?{also} ORDER BY id",
+        (since, *(chosen or ())),
+    )
+    return _Plan(since, latest, [chunk_id for (chunk_id,) in touched], chosen)
 
 
 def reset_changes(connection: sqlite3.Connection, removed: int) -> None:
