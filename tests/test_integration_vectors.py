@@ -13,6 +13,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,13 +30,16 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import PrivateAttr
 from llama_index.core.vector_stores import SimpleVectorStore
 from llama_index.core.vector_stores.types import VectorStoreQuery
+from qdrant_client import QdrantClient
 from spanchunk import Chunk, ParentChildChunker, SqliteRegistry
 from spanchunk.ingest import sync
 from spanchunk.integrations.vectors import (
     HaystackDocuments,
     LangChainVectors,
     LlamaIndexVectors,
+    QdrantVectors,
     VectorCache,
+    qdrant_point_id,
 )
 from spanchunk.stores import ChangesCompacted
 
@@ -169,10 +173,40 @@ def haystack_target() -> Target:
     return Target(HaystackDocuments(document_store, embedder), lambda: embedder.texts, check)
 
 
+def qdrant_target() -> Target:
+    # Qdrant's local mode: an embedded vector database in a folder, no server.
+    client = QdrantClient(path=tempfile.mkdtemp(prefix="qdrant-"))
+    asked: list[str] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        asked.extend(texts)
+        return [vector_of(text) for text in texts]
+
+    def check(leaves: dict[str, Chunk]) -> None:
+        if not client.collection_exists("leaves"):
+            assert not leaves
+            return
+        points, _ = client.scroll("leaves", limit=100_000, with_vectors=True)
+        assert {p.payload["chunk_id"]: p.payload["text"] for p in points} == {
+            i: c.text for i, c in leaves.items()
+        }
+        for point in points:
+            chunk = leaves[point.payload["chunk_id"]]
+            assert point.id == qdrant_point_id(chunk.id)
+            assert point.payload["document_id"] == chunk.document_id
+        if leaves:
+            chunk = next(iter(leaves.values()))
+            found = client.query_points("leaves", query=vector_of(chunk.text), limit=1).points
+            assert leaves[found[0].payload["chunk_id"]].text == chunk.text
+
+    return Target(QdrantVectors(client, "leaves", embed), lambda: asked, check)
+
+
 TARGETS = {
     "langchain": langchain_target,
     "llamaindex": llamaindex_target,
     "haystack": haystack_target,
+    "qdrant": qdrant_target,
 }
 
 

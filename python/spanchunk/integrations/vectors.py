@@ -15,6 +15,9 @@ vector's key:
   ``write_documents(documents, policy=DuplicatePolicy.OVERWRITE)`` and
   ``delete_documents(ids)``, the documents embedded by ``embedder.run(documents=...)`` when
   one is given.
+- ``QdrantVectors(client, collection, embed)``: a Qdrant collection (``QdrantClient(path=...)``
+  runs it embedded, no server): ``upsert`` of points keyed by the number a chunk id spells,
+  and ``delete`` by those; ``embed`` turns texts into vectors.
 
 Each has ``upsert(items)``, ``delete(ids)`` and ``clear()`` (what ``apply_changes`` calls, the
 last to rebuild an index whose consumer fell behind a compaction), and ``apply(store,
@@ -80,7 +83,9 @@ __all__ = [
     "HaystackDocuments",
     "LangChainVectors",
     "LlamaIndexVectors",
+    "QdrantVectors",
     "VectorCache",
+    "qdrant_point_id",
 ]
 
 #: How many vectors an adapter keeps for reuse, by default.
@@ -493,3 +498,97 @@ class HaystackDocuments(VectorAdapter):
         ids = [document.id for document in self.document_store.filter_documents()]
         if ids:
             self.document_store.delete_documents(ids)
+
+
+def qdrant_point_id(chunk_id: str) -> int:
+    """A chunk id as a Qdrant point id: the unsigned 64-bit number its 16 hex digits spell
+    (Qdrant takes unsigned ints or UUIDs; a hand-made id that is not 16 hex digits is
+    refused)."""
+    if len(chunk_id) != 16:
+        raise ValueError(
+            f"chunk id {chunk_id!r} is not 16 hex digits: Qdrant points are keyed by the "
+            "number a spanchunk id spells"
+        )
+    return int(chunk_id, 16)
+
+
+class QdrantVectors(VectorAdapter):
+    """A Qdrant collection kept in step with a store's change feed: an embedded vector
+    database for local work (``QdrantClient(path=FOLDER)``, no server) or a Qdrant server.
+
+    Each leaf is a point whose id is the number its chunk id spells (``qdrant_point_id``),
+    with the payload ``{"chunk_id", "document_id", "text"}``: the store stays the source of
+    offsets and parents, so a chunk an edit elsewhere moved needs no write here.
+
+    Args:
+        client: A ``qdrant_client.QdrantClient``.
+        collection: The collection's name; made on the first upsert, cosine distance, with
+            the size of the first vector.
+        embed: Texts to vectors (a list of lists of floats, one per text).
+        limit: How many vectors to keep for reuse (``VectorCache``).
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        collection: str,
+        embed: Callable[[list[str]], Sequence[Sequence[float]]],
+        *,
+        limit: int = REUSED_VECTORS,
+    ) -> None:
+        self.client = client
+        self.collection = collection
+        self.embed = embed
+        self.cache = VectorCache(limit)
+
+    @property
+    def embedded(self) -> int:
+        """How many texts were embedded (a vector reused is not counted)."""
+        return self.cache.embedded
+
+    def upsert(self, items: list[Upsert]) -> None:
+        """``upsert`` of one point per chunk, its vector reused or embedded."""
+        if not items:
+            return
+        from qdrant_client import models  # noqa: PLC0415
+
+        texts = [item.text for item in items]
+        vectors = self.cache.vectors([item.text_hash for item in items], texts, self.embed)
+        if not self.client.collection_exists(self.collection):
+            self.client.create_collection(
+                self.collection,
+                vectors_config=models.VectorParams(
+                    size=len(vectors[0]), distance=models.Distance.COSINE
+                ),
+            )
+        self.client.upsert(
+            self.collection,
+            points=[
+                models.PointStruct(
+                    id=qdrant_point_id(item.id),
+                    vector=list(vector),
+                    payload={
+                        "chunk_id": item.id,
+                        "document_id": item.chunk.document_id,
+                        "text": item.text,
+                    },
+                )
+                for item, vector in zip(items, vectors, strict=True)
+            ],
+        )
+
+    def delete(self, ids: list[str]) -> None:
+        """``delete`` of the points of ``ids`` (none there: nothing happens)."""
+        if not ids or not self.client.collection_exists(self.collection):
+            return
+        from qdrant_client import models  # noqa: PLC0415
+
+        self.client.delete(
+            self.collection,
+            points_selector=models.PointIdsList(points=[qdrant_point_id(i) for i in ids]),
+        )
+
+    def clear(self) -> None:
+        """Drop the collection (the next upsert makes it again)."""
+        if self.client.collection_exists(self.collection):
+            self.client.delete_collection(self.collection)
