@@ -317,3 +317,43 @@ def test_the_changes_command_writes_the_feed(tmp_path: Path) -> None:
     assert missing.returncode == 1 and "no spanchunk store" in missing.stderr
     both = spanchunk("changes", store)
     assert both.returncode == 2
+
+
+def test_a_dry_run_says_the_chunks_each_file_would_add_and_delete(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("\n\n".join(PARAGRAPHS), encoding="utf-8")
+    (folder / "b.txt").write_text("\n\n".join(PARAGRAPHS[:2]), encoding="utf-8")
+    store = str(tmp_path / "s.sqlite")
+    sizes = ("--parent-size", "300", "--child-size", "80")
+
+    def spanchunk(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "spanchunk", "chunk", str(folder), *sizes, "-o", store, *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    spanchunk()
+    (folder / "a.txt").write_text("A new line at the very top of a.\n\n" + "\n\n".join(PARAGRAPHS))
+    (folder / "b.txt").unlink()
+    (folder / "c.txt").write_text("A third file.", encoding="utf-8")
+    with SqliteRegistry.open(store) as opened:
+        before = {c.id for c in opened}
+        b_chunks = {c.id for c in opened if c.document_id == str((folder / "b.txt").resolve())}
+    listing = spanchunk("--dry-run", "--prune")
+    lines = {line.split()[0]: line for line in listing.splitlines() if line.split()}
+    # a.txt: the new child, and the parents whose text changed, added; those parents deleted.
+    replaced = lines["replace"]
+    assert replaced.endswith("chunks)") and "+" in replaced
+    assert lines["add"].endswith("(+2 -0 chunks)")  # c.txt: one parent, one child
+    assert lines["prune"].endswith(f"(-{len(b_chunks)} chunks)")
+    # The counts are what the run then does.
+    spanchunk("--prune")
+    with SqliteRegistry.open(store) as opened:
+        after = {c.id for c in opened}
+    added, deleted = len(after - before), len(before - after)
+    assert f"chunks +{added} -{deleted}" in listing.splitlines()[-1]

@@ -4,7 +4,9 @@ Each file the run would look at gets one line: ``add`` (a new document), ``repla
 store's document whose file changed), ``unchanged`` (a store's document whose file did not:
 not cut again), ``skip`` (binary, not text, unreadable; with the reason), and, into a store,
 ``prune`` for the documents ``--prune`` would remove (``gone`` without it; ``keep`` for
-those under a PATH or folder that cannot be read, which only ``--prune=all`` removes).
+those under a PATH or folder that cannot be read, which only ``--prune=all`` removes). Into a
+store, ``add``, ``replace`` and ``prune`` say how many chunk ids each would add and delete
+(``+3 -1 chunks``): the files that would be cut are cut in memory.
 Paths are shown on one line each (``ingest.files.shown``). A last line
 counts them. Files are read only as far as deciding needs: a store's files whose recorded
 state holds are not read, a binary no further than its first 8 KB, text whole (to check
@@ -23,7 +25,7 @@ from spanchunk import _core
 from spanchunk.ingest.files import MISSING, File, iter_files, shown
 from spanchunk.ingest.output import OutputError, OwnFiles
 from spanchunk.ingest.prune import covered_by, gone_documents, under
-from spanchunk.ingest.reading import Skip, content_hash, read_source
+from spanchunk.ingest.reading import Skip, content_hash, read_document, read_source
 
 if TYPE_CHECKING:
     from spanchunk.cli import ChunkRun
@@ -42,6 +44,8 @@ class DryRun:
     def __init__(self, run: ChunkRun) -> None:
         self.run_settings = run
         self.counts: Counter[str] = Counter()
+        #: Into a store: the chunk ids the run would add and delete, every level.
+        self.chunks: Counter[str] = Counter()
         self.missing: list[str] = []
         self.unreachable: list[str] = []
         self.job: StoreJob | None = None
@@ -83,6 +87,8 @@ class DryRun:
         self._gone(paths, listed)
         said = ", ".join(f"{self.counts[a]} {a}" for a in ACTIONS if self.counts[a])
         where = "stdout" if settings.target.path == "-" else settings.target.given
+        if self.store is not None and (self.chunks["added"] or self.chunks["deleted"]):
+            said += f"; chunks +{self.chunks['added']} -{self.chunks['deleted']}"
         print(f"dry run into {where}: {said or 'nothing to do'}; nothing written")
         if self.missing:
             print(f"spanchunk: error: PATH not found: {', '.join(self.missing)}", file=sys.stderr)
@@ -149,12 +155,28 @@ class DryRun:
         if problem is not None:
             self.say("skip", file.path, problem)
         elif job is None or document_id not in job.stored:
-            self.say("add", file.path)
+            self.say("add", file.path, self._chunks(file, document_id))
         elif job.stored[document_id] == content_hash(data):
             self.say("unchanged", file.path)
         else:
-            self.say("replace", file.path)
+            self.say("replace", file.path, self._chunks(file, document_id))
         return document_id
+
+    def _chunks(self, file: File, document_id: str) -> str:
+        """Into a store: how many chunk ids (every level) the file's new version adds to its
+        document's and how many it deletes (ids follow the text, so a chunk an edit only moved
+        is in neither), cutting the file in memory as the run would; else nothing to say."""
+        if self.store is None or file.path == "-":
+            return ""
+        chunkers = self.run_settings.chunkers
+        chunker = chunkers.all()[chunkers.chunker_index(file.path)]
+        document = read_document(file.path, encoding=chunkers.input_encoding)
+        new = {chunk.id for chunk in chunker.chunk_tree(document)}
+        old = self.store.document_chunk_ids(document_id)
+        added, deleted = len(new - old), len(old - new)
+        self.chunks["added"] += added
+        self.chunks["deleted"] += deleted
+        return f"+{added} -{deleted} chunks"
 
     def _gone(self, paths: list[str], listed: set[str]) -> None:
         """Say which of a store's documents the run would prune (or count as gone), by
@@ -167,7 +189,12 @@ class DryRun:
         inside = under(self.unreachable) if self.unreachable and settings.prune != "all" else None
         gone, kept = gone_documents(list(self.job.stored), listed, covers, inside)
         for document_id in gone:
-            self.say("prune" if settings.prune else "gone", _relative(document_id))
+            if settings.prune:
+                deleted = len(self.store.document_chunk_ids(document_id))
+                self.chunks["deleted"] += deleted
+                self.say("prune", _relative(document_id), f"-{deleted} chunks")
+            else:
+                self.say("gone", _relative(document_id))
         for document_id in kept:
             self.say("keep", _relative(document_id), "under a PATH or folder that cannot be read")
         self.store.close()

@@ -312,6 +312,16 @@ class SqliteRegistry(FileRecords, ChangeRecords):
             )
         return [row[0] for row in rows]
 
+    def document_chunk_ids(self, document_id: str) -> set[str]:
+        """The ids of one document's stored chunks, every level."""
+        with self._lock:
+            rows = (
+                self._conn()
+                .execute("SELECT id FROM chunks WHERE document_id = ?", (document_id,))
+                .fetchall()
+            )
+        return {row[0] for row in rows}
+
     def parent_of(self, chunk: Chunk) -> Chunk | None:
         """The parent of ``chunk``: the stored one, else the one the chunk carries in
         ``metadata["parent_content"]``; None at the top level or when unknown."""
