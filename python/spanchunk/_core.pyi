@@ -1,6 +1,7 @@
 # Signatures of the private Rust extension, and nothing else. What each one does is
 # documented once, in python/spanchunk/chunkers/spans.py; spanchunk.Chunk (this Chunk) is
 # documented on the Rust type (the `///` comment on PyChunk in rust/).
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, final
 
@@ -285,6 +286,12 @@ def chunk_documents(
     workers: int | None = 1,
 ) -> list[tuple[list[Chunk], int]]: ...
 def text_id(text: str) -> str: ...
+def write_feed_upserts(
+    store: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    ids: list[str] | None = None,
+    levels: list[int] | None = None,
+) -> int: ...
 def _panic_for_tests(message: str, workers: int = 0) -> None: ...
 
 @final

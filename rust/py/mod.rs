@@ -77,6 +77,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<engine::tree::PyTree>()?;
     module.add_class::<frameworks::shape::PyModelShape>()?;
     module.add_function(wrap_pyfunction!(chunk::build::build_chunks, module)?)?;
+    module.add_function(wrap_pyfunction!(store::write_feed_upserts, module)?)?;
     module.add_function(wrap_pyfunction!(code::code_languages, module)?)?;
     module.add_function(wrap_pyfunction!(chunk::build::chunk_documents, module)?)?;
     module.add_function(wrap_pyfunction!(

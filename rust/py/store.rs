@@ -251,3 +251,33 @@ impl PyStoreWriter {
         );
     }
 }
+
+/// Appends the upserts of the store at `store` to the file `output` as JSON Lines
+/// (`store::feed::write_upserts`), with the GIL released: every chunk in the store's order,
+/// or those among `ids`; at `levels`, or all. Returns how many were written.
+#[pyfunction]
+#[pyo3(signature = (store, output, ids = None, levels = None))]
+pub(crate) fn write_feed_upserts(
+    py: Python<'_>,
+    store: PathBuf,
+    output: PathBuf,
+    ids: Option<Vec<String>>,
+    levels: Option<Vec<i64>>,
+) -> PyResult<usize> {
+    let count = detach(py, || {
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&output)
+            .map_err(|error| ChunkError::Store(format!("{}: {error}", output.display())))?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        let upserts = crate::store::feed::Upserts {
+            ids: ids.as_deref(),
+            levels: levels.as_deref(),
+        };
+        let count = crate::store::feed::write_upserts(&store, upserts, &mut out)?;
+        std::io::Write::flush(&mut out)
+            .map_err(|error| ChunkError::Store(format!("{}: {error}", output.display())))?;
+        Ok::<_, ChunkError>(count)
+    })??;
+    Ok(count)
+}

@@ -11,6 +11,7 @@
 //! too, its heading path as an array) and `metadata_tuples` (the paths of the arrays that
 //! read back as Python tuples: `[["headings"]]`, or empty).
 
+pub mod feed;
 pub mod snapshot;
 pub mod sqlite;
 

@@ -45,6 +45,10 @@ text releases the GIL.
   ``start_byte, end_byte, start_char, end_char``.
 - ``char_spans_to_bytes(text, spans)``: (n, 2) char spans to (n, 2) byte spans;
   ``ValueError`` when a span is out of range or reversed.
+- ``write_feed_upserts(store, output, ids=None, levels=None)``: appends a store's change-feed
+  upserts (every chunk, or those among ``ids``; at ``levels``, or all) to the file ``output``
+  as JSON Lines, reading the store's file itself (no Python connection may hold it
+  meanwhile); returns how many (``spanchunk changes``).
 - ``chunk_ids(text, document_id, fingerprint, spans)``: the 16-hex-digit id of every row of
   an (n, 7) span array of ``text``: xxh3-64 of (document id, fingerprint, level, the hash of
   the row's text, how many rows of that level and text come before it).

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from spanchunk import _core
 from spanchunk.ingest.output import mode_for, temporary_file
 from spanchunk.stores import ChangeFeed, SqliteRegistry
 
@@ -70,7 +71,8 @@ def export_changes(
     acknowledge: bool,
 ) -> tuple[int, int, int, int]:
     """Write the feed of the store at ``path`` to ``output`` (``-``: stdout; ``.parquet``:
-    Parquet, with pyarrow; else JSON Lines, made by ``SqliteRegistry.write_changes``), a file
+    Parquet, with pyarrow; stdout: JSON Lines made by ``SqliteRegistry.write_changes``; a file:
+    JSON Lines written by the core), a file
     appearing whole or not at all; with ``acknowledge``, then move ``consumer``'s position
     to the feed's. Returns (upserts, deletes, since, position)."""
     with SqliteRegistry.open(path) as store:
@@ -86,17 +88,43 @@ def export_changes(
                     _write_parquet(temp, feed)
                     counts = (len(feed.upserts), len(feed.deletes), feed.since, feed.position)
                 else:
-                    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-                        counts = store.write_changes(file, since, consumer=consumer, levels=levels)
+                    counts = _write_jsonl(
+                        store, path, descriptor, temp, since=since, consumer=consumer, levels=levels
+                    )
                 os.chmod(temp, mode_for(output))
                 os.replace(temp, output)
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(temp)
                 raise
-        if acknowledge and consumer is not None:
+    if acknowledge and consumer is not None:
+        with SqliteRegistry.open(path) as store:
             store.acknowledge(consumer, counts[3])
     return counts
+
+
+def _write_jsonl(
+    store: SqliteRegistry,
+    path: str,
+    descriptor: int,
+    temp: str,
+    *,
+    since: int | None,
+    consumer: str | None,
+    levels: tuple[int, ...] | None,
+) -> tuple[int, int, int, int]:
+    """The feed into the file ``temp`` (open as ``descriptor``): the deletes, then the
+    upserts, which the core reads from the store's file and writes (its JSON Lines writer,
+    xxh3 for the text hashes) once this process's connection to the store is closed."""
+    touched, deletes, since, position = store.feed_plan(since, consumer=consumer, levels=levels)
+    store.close()  # two copies of SQLite must not hold one file at once
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        for chunk_id in deletes:
+            file.write(f'{{"op":"delete","id":{json.dumps(chunk_id, ensure_ascii=False)}}}\n')
+    upserts = _core.write_feed_upserts(
+        path, temp, touched, None if levels is None else list(levels)
+    )
+    return upserts, len(deletes), since, position
 
 
 def _write_parquet(path: str, feed: ChangeFeed) -> None:

@@ -267,6 +267,21 @@ class ChangeRecords(SqliteFile):
             write(f'{line[:-1]},"text_hash":"{text_id(text)}"}}\n')
         return len(rows), len(deletes), plan.since, plan.latest
 
+    def feed_plan(
+        self,
+        since: int | None = None,
+        *,
+        consumer: str | None = None,
+        levels: Iterable[int] | None = None,
+    ) -> tuple[list[str] | None, list[str], int, int]:
+        """What ``changes`` would give, without its chunks: the ids whose chunks are the
+        upserts (None: every chunk, the whole state), the ids to delete, ``since`` and the
+        position; for a writer that reads the chunks itself (``spanchunk changes``). Raises
+        as ``changes`` does."""
+        with self._read() as connection:
+            plan = _plan(connection, since, consumer, _levels(levels))
+            return plan.touched, plan.gone(connection), plan.since, plan.latest
+
     def consumer_position(self, name: str) -> int:
         """The change number consumer ``name`` has applied (0: none, or a new name; -1: removed)."""
         with self._read() as connection:
@@ -367,15 +382,33 @@ class _Plan(NamedTuple):
             rows = connection.execute(f"{select}{where} ORDER BY rowid", chosen or ()).fetchall()
             # The recorded ids that are gone: a reader that applied part of a feed from 0
             # and stopped before moving its position has them.
-            also = "" if chosen is None else f" AND level IN ({marks})"
+            return rows, self.gone(connection)
+        ids = self.touched
+        rows = []
+        for start in range(0, len(ids), _BATCH):
+            batch = ids[start : start + _BATCH]
+            in_batch = ", ".join("?" * len(batch))
+            rows.extend(
+                connection.execute(
+                    f"{select} WHERE id IN ({in_batch}) ORDER BY document_id, level, idx",
+                    batch,
+                ).fetchall()
+            )
+        return rows, self.gone(connection)
+
+    def gone(self, connection: sqlite3.Connection) -> list[str]:
+        """The ids to delete: those touched that the store does not hold (the whole state:
+        the recorded ids it does not hold)."""
+        chosen = self.chosen
+        also = "" if chosen is None else f" AND level IN ({', '.join('?' * len(chosen))})"
+        if self.touched is None:
             gone = connection.execute(
                 "SELECT DISTINCT id FROM change_chunks WHERE NOT EXISTS (SELECT 1 FROM "
                 f"chunks WHERE chunks.id = change_chunks.id){also} ORDER BY id",
                 chosen or (),
             )
-            return rows, [chunk_id for (chunk_id,) in gone]
+            return [chunk_id for (chunk_id,) in gone]
         ids = self.touched
-        rows = []
         found: set[str] = set()
         for start in range(0, len(ids), _BATCH):
             batch = ids[start : start + _BATCH]
@@ -386,13 +419,7 @@ class _Plan(NamedTuple):
                     f"SELECT id FROM chunks WHERE id IN ({in_batch})", batch
                 )
             )
-            rows.extend(
-                connection.execute(
-                    f"{select} WHERE id IN ({in_batch}) ORDER BY document_id, level, idx",
-                    batch,
-                ).fetchall()
-            )
-        return rows, [chunk_id for chunk_id in ids if chunk_id not in found]
+        return [chunk_id for chunk_id in ids if chunk_id not in found]
 
 
 def _plan(
