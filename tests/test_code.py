@@ -42,12 +42,13 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
 
-def stdlib_sample(every: int = 25) -> list[Path]:
-    """Every ``every``-th ``.py`` file of the standard library, in name order (with the
-    largest ones, where definitions are cut most)."""
+def stdlib_sample(count: int = 80) -> list[Path]:
+    """About ``count`` ``.py`` files of the standard library, evenly spaced in name order
+    (with the largest ones, where definitions are cut most): a distribution's library may
+    lack its tests and tools (Debian's does), so the spacing follows how many it holds."""
     files = sorted(path for path in STDLIB.rglob("*.py") if "site-packages" not in path.parts)
     largest = sorted(files, key=lambda path: path.stat().st_size)[-3:]
-    return sorted(set(files[::every]) | set(largest))
+    return sorted(set(files[:: max(1, len(files) // count)]) | set(largest))
 
 
 def read(path: Path) -> str:
