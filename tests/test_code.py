@@ -42,13 +42,15 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
 
-def stdlib_sample(count: int = 80) -> list[Path]:
-    """About ``count`` ``.py`` files of the standard library, evenly spaced in name order
-    (with the largest ones, where definitions are cut most): a distribution's library may
-    lack its tests and tools (Debian's does), so the spacing follows how many it holds."""
+def stdlib_sample(every: int = 25, least: int = 60) -> list[Path]:
+    """Every ``every``-th ``.py`` file of the standard library in name order, or more of
+    them where the library holds fewer than ``least`` such files (a distribution's may lack
+    its tests and tools: Debian's does), with the largest ones, where definitions are cut
+    most."""
     files = sorted(path for path in STDLIB.rglob("*.py") if "site-packages" not in path.parts)
     largest = sorted(files, key=lambda path: path.stat().st_size)[-3:]
-    return sorted(set(files[:: max(1, len(files) // count)]) | set(largest))
+    step = min(every, max(1, len(files) // least))
+    return sorted(set(files[::step]) | set(largest))
 
 
 def read(path: Path) -> str:
