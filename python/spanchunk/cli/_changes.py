@@ -1,7 +1,7 @@
-"""``spanchunk changes STORE``: a store's change feed (``SqliteRegistry.write_changes``, or
-``changes`` for Parquet) as JSON Lines or Parquet, for any other tool to apply; with
-``--consumer NAME --acknowledge``, the consumer's position moves once the feed is written
-whole."""
+"""``spanchunk changes STORE``: a store's change feed (``SqliteRegistry.feed_plan`` and the
+core's ``write_feed_upserts``, or ``changes`` for Parquet) as JSON Lines or Parquet, for any
+other tool to apply; with ``--consumer NAME --acknowledge``, the consumer's position moves
+once the feed is written whole."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TextIO
 
 from spanchunk import _core
 from spanchunk.ingest.output import mode_for, temporary_file
@@ -71,14 +71,20 @@ def export_changes(
     acknowledge: bool,
 ) -> tuple[int, int, int, int]:
     """Write the feed of the store at ``path`` to ``output`` (``-``: stdout; ``.parquet``:
-    Parquet, with pyarrow; stdout: JSON Lines made by ``SqliteRegistry.write_changes``; a file:
-    JSON Lines written by the core), a file
+    Parquet, with pyarrow; else JSON Lines, the upserts written by the core), a file
     appearing whole or not at all; with ``acknowledge``, then move ``consumer``'s position
     to the feed's. Returns (upserts, deletes, since, position)."""
     with SqliteRegistry.open(path) as store:
         if output == "-":
-            counts = store.write_changes(sys.stdout, since, consumer=consumer, levels=levels)
-            sys.stdout.flush()
+            counts = _write_jsonl(
+                store,
+                path,
+                sys.stdout,
+                "/dev/stdout",
+                since=since,
+                consumer=consumer,
+                levels=levels,
+            )
         else:
             descriptor, temp = temporary_file(output)
             try:
@@ -88,9 +94,10 @@ def export_changes(
                     _write_parquet(temp, feed)
                     counts = (len(feed.upserts), len(feed.deletes), feed.since, feed.position)
                 else:
-                    counts = _write_jsonl(
-                        store, path, descriptor, temp, since=since, consumer=consumer, levels=levels
-                    )
+                    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+                        counts = _write_jsonl(
+                            store, path, file, temp, since=since, consumer=consumer, levels=levels
+                        )
                 os.chmod(temp, mode_for(output))
                 os.replace(temp, output)
             except BaseException:
@@ -106,23 +113,24 @@ def export_changes(
 def _write_jsonl(
     store: SqliteRegistry,
     path: str,
-    descriptor: int,
-    temp: str,
+    file: TextIO,
+    target: str,
     *,
     since: int | None,
     consumer: str | None,
     levels: tuple[int, ...] | None,
 ) -> tuple[int, int, int, int]:
-    """The feed into the file ``temp`` (open as ``descriptor``): the deletes, then the
-    upserts, which the core reads from the store's file and writes (its JSON Lines writer,
-    xxh3 for the text hashes) once this process's connection to the store is closed."""
+    """The feed as JSON Lines: the deletes written to ``file``, then the upserts appended to
+    ``target`` (the same file, by its path) by the core, which reads them from the store's
+    file (its JSON Lines writer, xxh3 for the text hashes) once this process's connection to
+    the store is closed."""
     touched, deletes, since, position = store.feed_plan(since, consumer=consumer, levels=levels)
     store.close()  # two copies of SQLite must not hold one file at once
-    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        for chunk_id in deletes:
-            file.write(f'{{"op":"delete","id":{json.dumps(chunk_id, ensure_ascii=False)}}}\n')
+    for chunk_id in deletes:
+        file.write(f'{{"op":"delete","id":{json.dumps(chunk_id, ensure_ascii=False)}}}\n')
+    file.flush()
     upserts = _core.write_feed_upserts(
-        path, temp, touched, None if levels is None else list(levels)
+        path, target, touched, None if levels is None else list(levels)
     )
     return upserts, len(deletes), since, position
 

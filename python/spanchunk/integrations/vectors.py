@@ -190,6 +190,18 @@ class VectorAdapter:
         )
 
 
+class EmbeddingAdapter(VectorAdapter):
+    """An adapter that embeds the texts itself, keeping the vectors for reuse (``cache``)."""
+
+    def __init__(self, limit: int) -> None:
+        self.cache = VectorCache(limit)
+
+    @property
+    def embedded(self) -> int:
+        """How many texts were embedded (a vector reused is not counted)."""
+        return self.cache.embedded
+
+
 @functools.cache
 def _reusing_embeddings_type() -> type[Any]:
     """A LangChain ``Embeddings`` that keeps the vectors it computed (``VectorCache``)."""
@@ -346,7 +358,7 @@ def _llamaindex_leaf(chunk: Chunk, embedding: Any) -> Any:
     )
 
 
-class LlamaIndexVectors(VectorAdapter):
+class LlamaIndexVectors(EmbeddingAdapter):
     """A LlamaIndex vector store kept in step with a store's change feed.
 
     Chunks are deleted node by node (``delete_nodes(node_ids=...)``): a vector store without
@@ -363,12 +375,7 @@ class LlamaIndexVectors(VectorAdapter):
     def __init__(self, vector_store: Any, embed_model: Any, *, limit: int = REUSED_VECTORS) -> None:
         self.vector_store = vector_store
         self.embed_model = embed_model
-        self.cache = VectorCache(limit)
-
-    @property
-    def embedded(self) -> int:
-        """How many texts were embedded (a vector reused is not counted)."""
-        return self.cache.embedded
+        super().__init__(limit)
 
     def upsert(self, items: list[Upsert]) -> None:
         """``add`` of the chunks' nodes, each with its embedding (reused or computed)."""
@@ -440,7 +447,7 @@ def _haystack_leaf(chunk: Chunk) -> Any:
     return Document(id=chunk.id, content=chunk.text, meta=meta)
 
 
-class HaystackDocuments(VectorAdapter):
+class HaystackDocuments(EmbeddingAdapter):
     """A Haystack document store kept in step with a store's change feed.
 
     Args:
@@ -456,12 +463,7 @@ class HaystackDocuments(VectorAdapter):
     ) -> None:
         self.document_store = document_store
         self.embedder = embedder
-        self.cache = VectorCache(limit)
-
-    @property
-    def embedded(self) -> int:
-        """How many texts were embedded (a vector reused is not counted)."""
-        return self.cache.embedded
+        super().__init__(limit)
 
     def _embed(self, documents: list[Any]) -> list[Any]:
         done = self.embedder.run(documents=documents)["documents"]
@@ -512,7 +514,7 @@ def qdrant_point_id(chunk_id: str) -> int:
     return int(chunk_id, 16)
 
 
-class QdrantVectors(VectorAdapter):
+class QdrantVectors(EmbeddingAdapter):
     """A Qdrant collection kept in step with a store's change feed: an embedded vector
     database for local work (``QdrantClient(path=FOLDER)``, no server) or a Qdrant server.
 
@@ -539,12 +541,7 @@ class QdrantVectors(VectorAdapter):
         self.client = client
         self.collection = collection
         self.embed = embed
-        self.cache = VectorCache(limit)
-
-    @property
-    def embedded(self) -> int:
-        """How many texts were embedded (a vector reused is not counted)."""
-        return self.cache.embedded
+        super().__init__(limit)
 
     def upsert(self, items: list[Upsert]) -> None:
         """``upsert`` of one point per chunk, its vector reused or embedded."""

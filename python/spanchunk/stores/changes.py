@@ -14,10 +14,9 @@ read, and a reader that asks for changes from before a compaction is told to reb
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from spanchunk import _core
 from spanchunk.chunk import Chunk
@@ -230,7 +229,7 @@ class ChangeRecords(SqliteFile):
         """
         with self._read() as connection:
             plan = _plan(connection, since, consumer, _levels(levels))
-            rows, deletes = plan.rows(connection, SELECT)
+            rows, deletes = plan.rows(connection)
         chunks = chunks_of(rows, self._metadata)
         since, latest = plan.since, plan.latest
         text_id = _core.text_id
@@ -241,31 +240,6 @@ class ChangeRecords(SqliteFile):
             position=latest,
             full=since == 0,
         )
-
-    def write_changes(
-        self,
-        file: IO[str],
-        since: int | None = None,
-        *,
-        consumer: str | None = None,
-        levels: Iterable[int] | None = None,
-    ) -> tuple[int, int, int, int]:
-        """Write the feed ``changes`` gives as JSON Lines to ``file``: a record a line, the
-        deletes first (``{"op": "delete", "id": ...}``), then the upserts (``op``, ``id``,
-        ``text``, ``document_id``, ``level``, ``index``, the offsets, ``parent_id``,
-        ``metadata`` as an object, ``text_hash``). Each line is made by SQLite
-        (``json_object``), with no Python object per chunk; returns (upserts, deletes,
-        since, position)."""
-        text_id = _core.text_id
-        write = file.write
-        with self._read() as connection:
-            plan = _plan(connection, since, consumer, _levels(levels))
-            rows, deletes = plan.rows(connection, FEED_JSON)
-        for chunk_id in deletes:
-            write(f'{{"op":"delete","id":{json.dumps(chunk_id, ensure_ascii=False)}}}\n')
-        for line, text in rows:
-            write(f'{line[:-1]},"text_hash":"{text_id(text)}"}}\n')
-        return len(rows), len(deletes), plan.since, plan.latest
 
     def feed_plan(
         self,
@@ -351,16 +325,6 @@ class ChangeRecords(SqliteFile):
             return number
 
 
-#: An upsert as a JSON Lines record, made by SQLite, and its text (for its hash): the
-#: columns ``_Plan.rows`` selects for ``write_changes``.
-FEED_JSON = (
-    "json_object('op', 'upsert', 'id', id, 'text', text, 'document_id', document_id, "
-    "'level', level, 'index', idx, 'start_char', start_char, 'end_char', end_char, "
-    "'start_byte', start_byte, 'end_byte', end_byte, 'parent_id', parent_id, "
-    "'metadata', json(metadata)), text FROM chunks"
-)
-
-
 class _Plan(NamedTuple):
     """What a feed holds, read in one transaction: from ``since`` to ``latest``, the ids
     touched (None: the whole state), and the levels asked for."""
@@ -370,11 +334,9 @@ class _Plan(NamedTuple):
     touched: list[str] | None
     chosen: tuple[int, ...] | None
 
-    def rows(self, connection: sqlite3.Connection, select: str) -> tuple[list[Any], list[str]]:
-        """The rows of the upserts (``select``: ``SELECT ... FROM chunks``, or its columns and
-        ``FROM chunks``), in the store's order, and the ids to delete."""
-        if not select.startswith("SELECT "):
-            select = f"SELECT {select}"
+    def rows(self, connection: sqlite3.Connection) -> tuple[list[Any], list[str]]:
+        """The rows of the upserts, in the store's order, and the ids to delete."""
+        select = SELECT
         chosen = self.chosen
         marks = "" if chosen is None else ", ".join("?" * len(chosen))
         if self.touched is None:
