@@ -9,6 +9,8 @@
 //!   outline type every structure gives;
 //! - `code/`: the one tree-sitter parse of a source file (definitions as sections, symbol
 //!   paths), as an outline;
+//! - `html/`: the one tokenizer pass over an HTML page (its readable text, sections and
+//!   cut positions as an outline, and the map back to the page's bytes);
 //! - `table/`: the span table the engines write and the bindings read back;
 //! - `engine/`: settings, the plan a splitter is built into, the atom and seek engines,
 //!   merging, packing and the level cascade;
@@ -26,6 +28,7 @@
 pub mod code;
 pub mod engine;
 pub mod error;
+pub mod html;
 pub mod ids;
 pub mod job;
 pub mod markdown;

@@ -22,6 +22,7 @@ from spanchunk import (
     CodeChunker,
     Document,
     HierarchicalChunker,
+    HtmlChunker,
     MarkdownChunker,
     ParentChildChunker,
     RecursiveChunker,
@@ -279,10 +280,11 @@ def test_every_argument_of_the_core_splitter_is_in_the_cut() -> None:
     # A new argument of the core's Splitter must reach the fingerprint too.
     arguments = set(inspect.signature(_core.Splitter).parameters)
     arguments = {"tokenizer" if name == "tokenizer_json" else name for name in arguments}
-    # The language is in the cut of a code level only: every other level's cut (and so its
-    # chunk ids) reads as it did before there was one.
-    assert set(CodeChunker(100)._cuts()[0]) == arguments
-    assert set(RecursiveChunker(100)._cuts()[0]) == arguments - {"language"}
+    # The language is in the cut of a code level only, the part of a page in an HTML level's:
+    # every other level's cut (and so its chunk ids) reads as it did before there was one.
+    assert set(CodeChunker(100)._cuts()[0]) == arguments - {"html_content"}
+    assert set(HtmlChunker(100)._cuts()[0]) == arguments - {"language"}
+    assert set(RecursiveChunker(100)._cuts()[0]) == arguments - {"language", "html_content"}
 
 
 def test_length_functions_are_named_in_the_cut() -> None:

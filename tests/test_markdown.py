@@ -293,7 +293,7 @@ def test_chunk_many_spans_and_custom_levels_agree() -> None:
 
 def test_bad_level_strings_are_refused() -> None:
     with pytest.raises(TypeError, match="'markdown'"):
-        ParentChildChunker(100, 20, parent_chunker="html")  # type: ignore[arg-type]
+        ParentChildChunker(100, 20, parent_chunker="xml")  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------ headings, independently computed

@@ -2,6 +2,7 @@
 
 use crate::code::{self, Language};
 use crate::error::ChunkError;
+use crate::html::Content;
 use crate::markdown::Outline;
 use crate::text::sentences::SENTENCES;
 
@@ -56,6 +57,12 @@ pub enum Structure {
     /// Source code: definitions, then statements, then the separators; see `code/`. The
     /// language, or `None` for each document's own, by the ending of its source's name.
     Code(Option<Language>),
+    /// An HTML page's readable text: sections by its headings, then blocks and rows, then
+    /// the separators; see `html/`. The outline comes with the page (`html::Page`), made
+    /// from its source: every document given to such a splitter is a page's source, read
+    /// into its readable text first (`engine::chunked_documents`, the job's batches), with
+    /// the part of the page that is text.
+    Html(Content),
 }
 
 impl Structure {
@@ -70,11 +77,12 @@ impl Structure {
             None | Some("text") => Self::Plain,
             Some("markdown") => Self::Markdown,
             Some("code") => Self::Code(None),
+            Some("html") => Self::Html(Content::Main),
             Some(other) => {
                 return Err(ChunkError::setting(
                     "structure",
                     format!(
-                    "unknown structure {other:?}: use None (plain text), \"markdown\" or \"code\""
+                    "unknown structure {other:?}: use None (plain text), \"markdown\", \"code\" or \"html\""
                 ),
                 ))
             }
@@ -105,6 +113,37 @@ impl Structure {
             Self::Plain => None,
             Self::Markdown => Some("markdown"),
             Self::Code(_) => Some("code"),
+            Self::Html(_) => Some("html"),
+        }
+    }
+
+    /// This structure with the part of a page that is text (`"main"` or `"body"`; None keeps
+    /// the default).
+    ///
+    /// # Errors
+    /// Another value, or one given to a structure that is not HTML.
+    pub fn with_html_content(self, content: Option<&str>) -> Result<Self, ChunkError> {
+        match (self, content) {
+            (_, None) => Ok(self),
+            (Self::Html(_), Some(name)) => Content::parse(name).map(Self::Html).ok_or_else(|| {
+                ChunkError::setting(
+                    "content",
+                    format!("unknown content {name:?}: use \"main\" or \"body\""),
+                )
+            }),
+            (_, Some(_)) => Err(ChunkError::setting(
+                "content",
+                "content applies to HTML only: pass structure=\"html\" or drop it",
+            )),
+        }
+    }
+
+    /// The part of a page that is text, for an HTML structure (None for any other).
+    #[must_use]
+    pub fn html_content(self) -> Option<Content> {
+        match self {
+            Self::Html(content) => Some(content),
+            _ => None,
         }
     }
 
@@ -123,7 +162,7 @@ impl Structure {
     #[must_use]
     pub fn outline(self, text: &str, source: Option<&str>) -> Option<Outline> {
         match self {
-            Self::Plain => None,
+            Self::Plain | Self::Html(_) => None,
             Self::Markdown => Some(Outline::parse(text)),
             Self::Code(language) => language
                 .or_else(|| source.and_then(Language::of_path))
@@ -137,7 +176,7 @@ impl Structure {
     pub fn reads(self, outline: &Outline) -> bool {
         match self {
             Self::Plain => false,
-            Self::Markdown => !outline.is_code(),
+            Self::Markdown | Self::Html(_) => !outline.is_code(),
             Self::Code(None) => outline.is_code(),
             Self::Code(Some(language)) => outline.language == Some(language.name()),
         }

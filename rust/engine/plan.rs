@@ -252,10 +252,14 @@ impl Splitter {
         }
     }
 
-    /// Whether this splitter cuts at Markdown structure (and needs the text's [`Outline`]).
+    /// Whether this splitter cuts at heading sections, Markdown's or an HTML page's (and
+    /// needs the text's [`Outline`]).
     #[must_use]
     pub fn is_markdown(&self) -> bool {
-        self.config.structure == Structure::Markdown
+        matches!(
+            self.config.structure,
+            Structure::Markdown | Structure::Html(_)
+        )
     }
 
     /// Whether this splitter cuts at a document structure, Markdown or code (and needs the

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use super::cascade::{atom_tree, seek_tree, LevelBuffers, Scratch, Stage};
 use super::plan::Splitter;
 use crate::error::ChunkError;
+use crate::html::{Content, Page};
 use crate::ids;
 use crate::markdown::Outline;
 use crate::sizing::token::TextMemo;
@@ -74,7 +75,7 @@ pub fn tree_spans_outlined(
     levels: &[&Splitter],
     text: &str,
 ) -> Result<(SpanTable, Option<Outline>), ChunkError> {
-    cut_tree(levels, text, true, None)
+    cut_tree(levels, text, true, None, None)
 }
 
 /// [`tree_spans_outlined`] of a document whose source (a file name) is `source`: a code
@@ -87,7 +88,7 @@ pub fn tree_spans_sourced(
     text: &str,
     source: Option<&str>,
 ) -> Result<(SpanTable, Option<Outline>), ChunkError> {
-    cut_tree(levels, text, true, source)
+    cut_tree(levels, text, true, source, None)
 }
 
 /// [`tree_spans`] by the atom engine alone, never by seeking: the reference that seeking is
@@ -96,16 +97,25 @@ pub fn tree_spans_sourced(
 /// # Errors
 /// A character larger than the chunk size (token sizers only), or the sizer failed.
 pub fn tree_spans_by_atoms(levels: &[&Splitter], text: &str) -> Result<SpanTable, ChunkError> {
-    cut_tree(levels, text, false, None).map(|(table, _)| table)
+    cut_tree(levels, text, false, None, None).map(|(table, _)| table)
 }
 
-/// [`tree_spans_outlined`], seeking when `seek` and [`cut_levels`] allow it.
+/// [`tree_spans_outlined`], seeking when `seek` and [`cut_levels`] allow it; `given`: the
+/// text's outline when it comes with the text. Levels that cut HTML cut the page's readable
+/// text (see [`cut_document`]).
 fn cut_tree(
     levels: &[&Splitter],
     text: &str,
     seek: bool,
     source: Option<&str>,
+    given: Option<Outline>,
 ) -> Result<(SpanTable, Option<Outline>), ChunkError> {
+    if given.is_none() {
+        if let Some(content) = page_content(levels) {
+            let (table, outline, _) = cut_document(levels, text, source, Some(content))?;
+            return Ok((table, outline));
+        }
+    }
     check_levels(levels)?;
     // Token sizers keep each merged piece's count for the whole text, every level.
     let _memo = TextMemo::start();
@@ -114,12 +124,34 @@ fn cut_tree(
         .any(|level| level.sizer().counts_words())
         .then(|| TextWords::start(text));
     // One parse for every level: the structure of the first level that has one.
-    let outline = levels
-        .iter()
-        .find(|level| level.is_structured())
-        .and_then(|level| level.outline(text, source));
+    let outline = given.or_else(|| {
+        levels
+            .iter()
+            .find(|level| level.is_structured())
+            .and_then(|level| level.outline(text, source))
+    });
     let table = Scratch::with(|scratch| cut_levels(levels, text, seek, outline.as_ref(), scratch))?;
     Ok((table, outline))
+}
+
+/// A document cut by every level: with `content` (levels that cut HTML), the page `text` is
+/// read first and its readable text is cut, and returned with the table its rows index.
+///
+/// # Errors
+/// A character larger than the chunk size (token sizers only), or the sizer failed.
+pub fn cut_document(
+    levels: &[&Splitter],
+    text: &str,
+    source: Option<&str>,
+    content: Option<Content>,
+) -> Result<(SpanTable, Option<Outline>, Option<String>), ChunkError> {
+    if let Some(content) = content {
+        let page = Page::parse(text, content);
+        let (table, outline) = cut_tree(levels, &page.text, true, None, Some(page.outline))?;
+        return Ok((table, outline, Some(page.text)));
+    }
+    let (table, outline) = cut_tree(levels, text, true, source, None)?;
+    Ok((table, outline, None))
 }
 
 /// Cuts every level of `text` by seeking where that gives the atom engine's chunks, by
@@ -320,11 +352,22 @@ pub struct ChunkedDocument {
     pub outline: Option<Outline>,
     /// Its default id (`ids::text_id`), when none was given.
     pub made_key: Option<String>,
+    /// The readable text its rows index, when the document was an HTML page.
+    pub page_text: Option<String>,
 }
 
 /// One document to chunk: its text, its length in chars, its id when one was given, and its
 /// source when it has one (a code level given no language reads it from there).
 pub type DocumentInput<'a> = (&'a str, usize, Option<&'a str>, Option<&'a str>);
+
+/// The part of a page that is text when `levels` cut HTML (the first HTML level's), else
+/// None: each document is then a page's source, cut as its readable text.
+#[must_use]
+pub fn page_content(levels: &[&Splitter]) -> Option<Content> {
+    levels
+        .iter()
+        .find_map(|level| level.config().structure.html_content())
+}
 
 /// Every level of each document, on `workers` threads (1: this thread; `None`: every core),
 /// in input order, with the rows checked and a default id made where none was given.
@@ -337,7 +380,9 @@ pub fn chunked_documents(
     workers: Option<usize>,
 ) -> Result<Vec<ChunkedDocument>, ChunkError> {
     check_levels(levels)?;
-    let cut = |&(text, _, _, source): &DocumentInput<'_>| tree_spans_sourced(levels, text, source);
+    let content = page_content(levels);
+    let cut =
+        |&(text, _, _, source): &DocumentInput<'_>| cut_document(levels, text, source, content);
     let tables = if workers == Some(1) {
         documents.iter().map(cut).collect::<Result<Vec<_>, _>>()?
     } else {
@@ -356,11 +401,15 @@ pub fn chunked_documents(
     tables
         .into_iter()
         .zip(documents)
-        .map(|((table, outline), &(text, chars, key, _))| {
+        .map(|((table, outline, page_text), &(text, chars, key, _))| {
+            let chars = page_text
+                .as_deref()
+                .map_or(chars, |page_text| page_text.chars().count());
             Ok(ChunkedDocument {
                 rows: records_rows(&table.records, chars)?,
                 outline,
                 made_key: key.is_none().then(|| ids::text_id(text)),
+                page_text,
             })
         })
         .collect()

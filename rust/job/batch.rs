@@ -289,13 +289,17 @@ pub fn run(chunkers: &Chunkers, documents: &Documents<'_>, collect: &mut impl Co
         let source = documents
             .sources
             .map_or(&*document_id, |sources| sources[position]);
-        let (table, outline) = match tree::tree_spans_sourced(levels, text, Some(source)) {
-            Ok(cut) => cut,
-            Err(error) => {
-                outcome.failures.push(Some(Failure::NotChunked(error)));
-                continue;
-            }
-        };
+        // Levels that cut HTML cut the page's readable text, which the chunks then index.
+        let content = tree::page_content(levels);
+        let (table, outline, page_text) =
+            match tree::cut_document(levels, text, Some(source), content) {
+                Ok(cut) => cut,
+                Err(error) => {
+                    outcome.failures.push(Some(Failure::NotChunked(error)));
+                    continue;
+                }
+            };
+        let text: &str = page_text.as_deref().unwrap_or(text);
         let document = Document {
             text,
             source,

@@ -3,6 +3,7 @@
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 use super::{BLOCK_LEVEL, INNER_LEVEL, STRUCTURE_LEVELS};
+use crate::text::source_map::SourceMap;
 
 /// A heading of the document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +36,9 @@ pub struct Outline {
     /// these links, not searched for back through every heading before it (a class of
     /// 10,000 methods, a chapter of 10,000 sections).
     pub enclosing: Vec<usize>,
+    /// For a page read from HTML (`html/`): where each part of its text came from in the
+    /// page's source; `None` for a text that is its own source.
+    pub source_map: Option<SourceMap>,
 }
 
 impl Outline {

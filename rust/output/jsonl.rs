@@ -265,6 +265,14 @@ pub fn write_document(
                 out.extend_from_slice(b", \"language\": ");
                 write_string(out, language);
             }
+            if let Some(map) = &outline.source_map {
+                // An HTML page's chunk: the bytes of the page it came from.
+                let (source_start, source_end) = map.source_span(start, end);
+                out.extend_from_slice(b", \"source_start_byte\": ");
+                write_number(out, i64::try_from(source_start).unwrap_or(i64::MAX));
+                out.extend_from_slice(b", \"source_end_byte\": ");
+                write_number(out, i64::try_from(source_end).unwrap_or(i64::MAX));
+            }
         }
         out.extend_from_slice(b"}\n");
     }

@@ -33,6 +33,7 @@ mod convert;
 mod engine;
 mod frameworks;
 mod gil;
+mod html;
 mod job;
 mod markdown;
 mod output;
@@ -79,6 +80,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(chunk::build::build_chunks, module)?)?;
     module.add_function(wrap_pyfunction!(store::write_feed_upserts, module)?)?;
     module.add_function(wrap_pyfunction!(code::code_languages, module)?)?;
+    module.add_function(wrap_pyfunction!(html::read_html, module)?)?;
     module.add_function(wrap_pyfunction!(chunk::build::chunk_documents, module)?)?;
     module.add_function(wrap_pyfunction!(
         frameworks::langchain::langchain_documents,

@@ -13,4 +13,5 @@ pub mod decode;
 pub mod lines;
 pub(crate) mod search;
 pub mod sentences;
+pub mod source_map;
 pub mod span;

@@ -15,6 +15,7 @@ from spanchunk.chunk import Chunk
 from spanchunk.chunkers.base import Chunker, Documents, ParentStore, level_cut
 from spanchunk.chunkers.builtin import BuiltInChunker
 from spanchunk.chunkers.code import CodeChunker
+from spanchunk.chunkers.html import HtmlChunker
 from spanchunk.chunkers.markdown import MarkdownChunker
 from spanchunk.chunkers.recursive import RecursiveChunker
 from spanchunk.chunkers.settings import (
@@ -39,10 +40,14 @@ def _level_setting(
     name: str, value: object, size: int, units: Sizing, language: str | None = None
 ) -> Chunker | None:
     """A level's chunker: a Chunker, None (the default), or "markdown" (a MarkdownChunker of
-    the level's size, in the tree's unit), "code" (a CodeChunker of the level's size, in
-    ``language``: None for each document's) or "text" (the default)."""
+    the level's size, in the tree's unit), "html" (an HtmlChunker of the level's size: every
+    document is then a page, and every level cuts its readable text), "code" (a CodeChunker
+    of the level's size, in ``language``: None for each document's) or "text" (the
+    default)."""
     if value == "markdown":
         return _recursive(size, 0, units, MarkdownChunker)
+    if value == "html":
+        return _recursive(size, 0, units, HtmlChunker)
     if value == "code":
         return _code(size, 0, units, language)
     if value == "text":
@@ -51,7 +56,7 @@ def _level_setting(
         return value
     raise TypeError(
         f"{name} must be a spanchunk.Chunker (e.g. RecursiveChunker(...)), 'markdown', "
-        f"'code', 'text' or None, not {type(value).__name__}"
+        f"'html', 'code', 'text' or None, not {type(value).__name__}"
     )
 
 
@@ -222,7 +227,8 @@ class HierarchicalChunker(BuiltInChunker, built_in=True, hooks=("chunk_tree",)):
         overlap: int = 0,
         unit: Unit = "char",
         encoding: str | None = None,
-        chunkers: Sequence[Chunker | Literal["markdown", "code", "text"] | None] | None = None,
+        chunkers: Sequence[Chunker | Literal["markdown", "html", "code", "text"] | None]
+        | None = None,
         registry: ParentStore | None = None,
         *,
         tokenizer: object = None,
@@ -444,8 +450,8 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         parent_size: int = 2000,
         child_size: int = 400,
         child_overlap: int | None = None,
-        parent_chunker: Chunker | Literal["markdown", "code", "text"] | None = None,
-        child_chunker: Chunker | Literal["markdown", "code", "text"] | None = None,
+        parent_chunker: Chunker | Literal["markdown", "html", "code", "text"] | None = None,
+        child_chunker: Chunker | Literal["markdown", "html", "code", "text"] | None = None,
         unit: Unit = "char",
         encoding: str | None = None,
         registry: ParentStore | None = None,
@@ -475,6 +481,15 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         if isinstance(given_parent, CodeChunker):
             default_child = _code(
                 self._child_size, self._child_overlap, self._sizing, given_parent.language
+            )
+        elif isinstance(given_parent, HtmlChunker):
+            # HTML parents: children cut the same readable text by the page's sections.
+            default_child = _recursive(
+                self._child_size,
+                self._child_overlap,
+                self._sizing,
+                HtmlChunker,
+                content=given_parent.content,
             )
         else:
             child_type = (

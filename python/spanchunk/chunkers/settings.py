@@ -294,6 +294,7 @@ def splitter_cut(splitter: _core.Splitter, units: Sizing) -> dict[str, Any]:
         **units.settings(),
         # Code only (the cut of every other level reads as it always has).
         **({"language": splitter.language} if splitter.structure == "code" else {}),
+        **({"html_content": splitter.html_content} if splitter.structure == "html" else {}),
     }
 
 

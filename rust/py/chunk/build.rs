@@ -86,7 +86,7 @@ pub(crate) fn chunk_documents<'py>(
             let first_leaf = document.rows.first_leaf();
             let chunks = document_chunks(
                 py,
-                text,
+                document.page_text.as_ref().unwrap_or(text),
                 &document.document_id,
                 metadata.as_ref(),
                 (document.rows, document.key, Arc::clone(&fingerprint)),
@@ -128,6 +128,8 @@ pub(crate) struct CutDocument<'py> {
     pub(crate) key: String,
     pub(crate) rows: LinkedRows,
     pub(crate) outline: Option<Outline>,
+    /// The readable text the rows index, when the document was an HTML page.
+    pub(crate) page_text: Option<Bound<'py, PyString>>,
 }
 
 /// Every level of many documents, with the GIL released, on `workers` threads (1: this
@@ -176,6 +178,9 @@ pub(crate) fn cut_documents<'py>(
                 key,
                 rows: LinkedRows::new(document.rows)?,
                 outline: document.outline,
+                page_text: document
+                    .page_text
+                    .map(|page_text| PyString::new(py, &page_text)),
             })
         })
         .collect()
@@ -203,10 +208,23 @@ fn document_chunks<'py>(
         fingerprint,
         rows,
     ));
+    let source_map = outline.and_then(|outline| outline.source_map.as_ref());
     for (number, row) in shared.rows.rows.iter().enumerate() {
-        let metadata = match paths.as_mut() {
-            None => metadata.clone().unbind(),
-            Some(paths) => paths.metadata(py, row.start_byte)?.unbind(),
+        let metadata = match (paths.as_mut(), source_map) {
+            (None, _) => metadata.clone().unbind(),
+            (Some(paths), None) => paths.metadata(py, row.start_byte)?.unbind(),
+            (Some(paths), Some(map)) => {
+                // A page's chunk: its path, and where it is in the page's source.
+                let shared = paths.metadata(py, row.start_byte)?;
+                let own = plain_dict(&shared)?;
+                let (start, end) = map.source_span(row.start_byte, row.end_byte);
+                own.set_item(intern!(py, "source_start_byte"), start)?;
+                own.set_item(intern!(py, "source_end_byte"), end)?;
+                MAPPING_PROXY_TYPE
+                    .import(py, "types", "MappingProxyType")?
+                    .call1((own,))?
+                    .unbind()
+            }
         };
         let chunk = PyChunk::of_row(&shared, number, document_id.clone().unbind(), metadata);
         chunks.push(Bound::new(py, chunk)?);

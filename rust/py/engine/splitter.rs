@@ -50,7 +50,7 @@ pub struct PySplitter {
 #[pymethods]
 impl PySplitter {
     #[new]
-    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None, merge = "boundary", encoding = None, tokenizer_json = None, length_function = None, language = None))]
+    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None, merge = "boundary", encoding = None, tokenizer_json = None, length_function = None, language = None, html_content = None))]
     fn new(
         chunk_size: i64,
         overlap: i64,
@@ -65,6 +65,7 @@ impl PySplitter {
         tokenizer_json: Option<&str>,
         length_function: Option<Py<PyAny>>,
         language: Option<&str>,
+        html_content: Option<&str>,
     ) -> PyResult<Self> {
         let config = SplitterConfig {
             chunk_size: non_negative("chunk_size", chunk_size)?,
@@ -73,7 +74,7 @@ impl PySplitter {
             separators: separators.unwrap_or_else(|| default_separators_for(unit)),
             keep_separator: KeepSeparator::parse(keep_separator)?,
             trim,
-            structure: Structure::parse(structure, language)?,
+            structure: Structure::parse(structure, language)?.with_html_content(html_content)?,
             merge: Merge::parse(merge)?,
         };
         let splitter = match token_sizer(unit, encoding, tokenizer_json, length_function)? {
@@ -118,6 +119,16 @@ impl PySplitter {
     #[getter]
     fn structure(&self) -> Option<&'static str> {
         self.inner.config().structure.name()
+    }
+
+    /// The part of a page an HTML level reads ("main" or "body"; None: not HTML).
+    #[getter]
+    fn html_content(&self) -> Option<&'static str> {
+        self.inner
+            .config()
+            .structure
+            .html_content()
+            .map(crate::html::Content::name)
     }
 
     /// The language of a code level (None: each document's, or not code).

@@ -131,7 +131,10 @@ pub(crate) fn cut_views<'py>(
         key,
         rows,
         outline,
+        page_text,
     } = document;
+    // An HTML page's rows index its readable text.
+    let text = page_text.as_ref().unwrap_or(text);
     let shared_metadata = frozen_metadata(py, metadata)?;
     let mut paths = outline
         .as_ref()
