@@ -70,8 +70,17 @@ def reference_jsonl(paths: list[str], **settings: Any) -> bytes:
             headings = chunk.metadata.get("headings")
             if headings is not None:
                 record["headings"] = list(headings)
+            header = chunk.metadata.get("table_header")
+            if header is not None:
+                record["table_header"] = dict(header)
             lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     return "".join(lines).encode("utf-8")
+
+
+#: The Parquet columns that JSON Lines leaves out where they are null.
+PATH_AND_FIELD_COLUMNS = (
+    "headings", "symbols", "language", "source_start_byte", "source_end_byte", "table_header",
+)  # fmt: skip
 
 
 def sorted_files(root: Path) -> list[str]:
@@ -207,8 +216,9 @@ def test_parquet_round_trips_and_matches_jsonl(tree: Path, tmp_path: Path) -> No
     rows = table.to_pylist()
     expected = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
     for row in rows:
-        # A column JSON Lines leaves out where it is null: the paths of Markdown and code.
-        for key in ("headings", "symbols", "language"):
+        # A column JSON Lines leaves out where it is null: the paths of Markdown and code,
+        # the spans of a page's source.
+        for key in PATH_AND_FIELD_COLUMNS:
             if row[key] is None:
                 del row[key]
     # The same records, each parent followed by its children.
@@ -313,7 +323,7 @@ def test_parquet_reads_in_pandas(tree: Path, tmp_path: Path) -> None:
     assert list(frame.columns) == [
         "id", "document_id", "source", "level", "index", "parent_id", "child_ids",
         "start_char", "end_char", "start_byte", "end_byte", "text", "headings", "symbols",
-        "language",
+        "language", "source_start_byte", "source_end_byte", "table_header",
     ]  # fmt: skip
     assert set(frame["level"]) == {0, 1}
     assert frame["parent_id"].isna().sum() == (frame["level"] == 1).sum()
@@ -410,7 +420,7 @@ def test_outputs_agree_on_hostile_text(
         records = [json.loads(line) for line in lines]
         rows = pq.read_table(parquet).to_pylist()
         for row in rows:
-            for key in ("headings", "symbols", "language"):
+            for key in PATH_AND_FIELD_COLUMNS:
                 if row[key] is None:
                     del row[key]
         assert rows == preorder(records)

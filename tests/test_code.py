@@ -779,7 +779,10 @@ def test_cli_parquet_and_store_carry_symbols_and_language(tmp_path: Path) -> Non
     assert main(["chunk", str(folder), *sizes, "-o", str(out)]) == 0
     table = pyarrow_parquet.read_table(out)
     names = table.column_names
-    assert names[names.index("headings") + 1 :] == ["symbols", "language"]
+    assert names[names.index("headings") + 1 : names.index("language") + 1] == [
+        "symbols",
+        "language",
+    ]
     rows = table.to_pylist()
     python_rows = [r for r in rows if r["source"].endswith(".py")]
     assert {r["language"] for r in python_rows} == {"python"}

@@ -17,7 +17,7 @@ import html5lib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spanchunk import HtmlChunker, ParentChildChunker
+from spanchunk import HtmlChunker, MarkdownChunker, ParentChildChunker
 
 from tests._contract import check_chunks, parent_child_levels, recursive_levels
 
@@ -45,6 +45,8 @@ def reference_words(source: str, content: str = "main") -> list[str]:
 
         def walk(node: object) -> None:
             tag = node.tag if isinstance(node.tag, str) else None  # type: ignore[attr-defined]
+            if tag is not None and tag.startswith("{"):
+                tag = tag.rsplit("}", 1)[1]  # an SVG or MathML element, by its namespace
             if tag is None or tag in DROPPED:
                 return
             if tag in BLOCKS:
@@ -166,6 +168,44 @@ def test_source_spans_highlight_the_passage() -> None:
         # for white space).
         plain = html.unescape("".join(part.split(">")[-1] for part in passage.split("<")))
         assert "".join(plain.split()) == "".join(chunk.text.split()), (passage, chunk.text)
+
+
+def test_a_table_is_cut_between_rows_with_its_header() -> None:
+    rows = "".join(f"<tr><td>name {n}</td><td>value {n}</td></tr>" for n in range(60))
+    page = "<h1>T</h1><p>Before.</p><table><thead><tr><th>Name</th><th>Value</th></tr>"
+    page += f"</thead><tbody>{rows}</tbody></table><p>After.</p>"
+    chunker = HtmlChunker(chunk_size=200)
+    text = chunker.read(page).text
+    chunks = chunker.chunk(page)
+    check_chunks(text, chunks, recursive_levels(200), "char")
+    table_start = text.index("Name | Value")
+    table_end = text.index("value 59") + len("value 59")
+    in_table = [c for c in chunks if c.start_char < table_end and c.end_char > table_start]
+    assert len(in_table) > 3
+    for chunk in in_table:
+        # Whole rows only, and the header row with every chunk of the table.
+        assert chunk.start_char <= table_start or text[chunk.start_char - 1] == "\n"
+        assert chunk.end_char >= table_end or text[chunk.end_char] == "\n"
+        header = chunk.metadata["table_header"]
+        assert header["text"] == "Name | Value"
+        assert text[header["start_char"] : header["end_char"]] == "Name | Value"
+        encoded = text.encode()
+        assert encoded[header["start_byte"] : header["end_byte"]] == b"Name | Value"
+    assert all("table_header" not in c.metadata for c in chunks if c not in in_table)
+
+
+def test_markdown_tables_carry_their_header_too() -> None:
+    rows = "".join(f"| row {n} | {n * n} |\n" for n in range(40))
+    text = f"# Squares\n\nIntro.\n\n| n | n² |\n|---|---|\n{rows}\nAfter the table.\n"
+    chunks = MarkdownChunker(chunk_size=120).chunk(text)
+    check_chunks(text, chunks, recursive_levels(120), "char")
+    in_table = [c for c in chunks if "| row" in c.text]
+    assert len(in_table) > 3
+    for chunk in in_table:
+        assert chunk.metadata["table_header"]["text"] == "| n | n² |"
+        assert all(line.startswith("|") for line in chunk.text.splitlines() if "row" in line)
+        assert chunk.text.rstrip().endswith("|")
+    assert "table_header" not in chunks[-1].metadata
 
 
 def test_several_megabyte_page() -> None:

@@ -5,11 +5,27 @@
 /// only make two long names that share their first bytes match each other's end tags.
 const NAME_BYTES: usize = 24;
 
-/// An element's name, lowercase (the tokenizer lowercases names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// An element's name, lowercase (the tokenizer lowercases names). Compared and hashed as
+/// three words, not by `memcmp`: a name is compared with the open elements' at every tag.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Name {
     bytes: [u8; NAME_BYTES],
+    words: [u64; NAME_BYTES / 8],
     length: u8,
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Self) -> bool {
+        self.words == other.words && self.length == other.length
+    }
+}
+
+impl Eq for Name {}
+
+impl std::hash::Hash for Name {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.words.hash(state);
+    }
 }
 
 impl Name {
@@ -17,8 +33,15 @@ impl Name {
         let length = raw.len().min(NAME_BYTES);
         let mut bytes = [0; NAME_BYTES];
         bytes[..length].copy_from_slice(&raw[..length]);
+        let mut words = [0; NAME_BYTES / 8];
+        for (word, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {
+            let mut eight = [0; 8];
+            eight.copy_from_slice(chunk);
+            *word = u64::from_le_bytes(eight);
+        }
         Self {
             bytes,
+            words,
             #[allow(clippy::cast_possible_truncation)]
             length: length as u8,
         }

@@ -29,9 +29,9 @@ mod elements;
 mod render;
 
 use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
-use html5gum::{Span, Tokenizer};
+use html5gum::{Emitter, ForwardingEmitter, Span, Tokenizer};
 
-use crate::markdown::Outline;
+use crate::markdown::{count_header_chars, Outline, Table};
 use render::Renderer;
 
 /// Which part of a page is text.
@@ -104,7 +104,7 @@ impl Page {
                 },
             );
             emitter.naively_switch_states(true);
-            for _ in Tokenizer::new_with_emitter(source, emitter) {}
+            for _ in Tokenizer::new_with_emitter(source, Quiet(emitter)) {}
         }
         let page = renderer.finish();
         let has_text = |&(start, end): &(usize, usize)| {
@@ -115,9 +115,7 @@ impl Page {
         let whole = (0, page.text.len());
         let marked = match content {
             Content::Body => None,
-            Content::Main => page
-                .main
-                .or(page.article.filter(|_| page.articles == 1)),
+            Content::Main => page.main.or(page.article.filter(|_| page.articles == 1)),
         };
         let (mut start, mut end) = marked.filter(has_text).unwrap_or(whole);
         let part = &page.text[start..end];
@@ -140,6 +138,17 @@ impl Page {
                 })
                 .collect(),
             source_map: Some(page.map.slice(start, end)),
+            tables: page
+                .tables
+                .iter()
+                .filter(|table| within(&table.start) && table.end <= end)
+                .map(|table| Table {
+                    start: table.start - start,
+                    end: table.end - start,
+                    header: table.header.map(|(from, to)| (from - start, to - start)),
+                    header_chars: None,
+                })
+                .collect(),
             ..Outline::default()
         };
         for (level, positions) in page.boundaries.iter().enumerate() {
@@ -150,10 +159,9 @@ impl Page {
                 .collect();
         }
         outline.link();
-        Self {
-            text: page.text[start..end].to_owned(),
-            outline,
-        }
+        let text = page.text[start..end].to_owned();
+        count_header_chars(&text, &mut outline.tables);
+        Self { text, outline }
     }
 
     /// The source byte range of the text bytes `start..end`.
@@ -164,6 +172,41 @@ impl Page {
             .as_ref()
             .map_or((0, 0), |map| map.source_span(start, end))
     }
+}
+
+/// An emitter that asks for no parse errors: the tokenizer then skips checking every byte
+/// for them (a fifth of its time on the Rust documentation), which a reader of text never
+/// needs.
+struct Quiet<E>(E);
+
+impl<E: Emitter> ForwardingEmitter for Quiet<E> {
+    type Token = E::Token;
+
+    fn inner(&mut self) -> &mut impl Emitter<Token = Self::Token> {
+        &mut self.0
+    }
+
+    fn should_emit_errors(&mut self) -> bool {
+        false
+    }
+}
+
+/// How many tokenizer events `source` makes, with nothing done for each: the tokenizer's own
+/// cost, the bound of reading a page (`benches/html_tree.py`).
+#[must_use]
+pub fn count_events(source: &str) -> usize {
+    let mut events = 0_usize;
+    {
+        let mut emitter = CallbackEmitter::new(
+            |_event: CallbackEvent<'_>, _span: Span<usize>| -> Option<()> {
+                events += 1;
+                None
+            },
+        );
+        emitter.naively_switch_states(true);
+        for _ in Tokenizer::new_with_emitter(source, Quiet(emitter)) {}
+    }
+    events
 }
 
 /// Whether `path` names an HTML file by its ending (`.html`, `.htm`, `.xhtml`, any case).

@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap;
 
 use super::elements::{role, Name, Role};
-use crate::markdown::{Heading, BLOCK_LEVEL, INNER_LEVEL, STRUCTURE_LEVELS};
+use crate::markdown::{Heading, Table, BLOCK_LEVEL, INNER_LEVEL, STRUCTURE_LEVELS};
 use crate::text::source_map::SourceMap;
 
 /// A start tag being read: its name, where it starts, and the attributes that matter.
@@ -30,6 +30,19 @@ struct Open {
     heading: bool,
 }
 
+/// A table outside any other being read: where its text and its current row start, and
+/// whether that row is its header.
+#[derive(Default)]
+struct OpenTable {
+    start: Option<usize>,
+    header: Option<(usize, usize)>,
+    rows: u32,
+    row_start: Option<usize>,
+    row_pending: bool,
+    row_is_header: bool,
+    in_head: bool,
+}
+
 /// A heading being read: its level and where its text starts.
 struct OpenHeading {
     level: u8,
@@ -42,6 +55,8 @@ pub(crate) struct Rendered {
     pub(crate) map: SourceMap,
     pub(crate) headings: Vec<Heading>,
     pub(crate) boundaries: [Vec<usize>; STRUCTURE_LEVELS],
+    /// Its tables outside any other, in order.
+    pub(crate) tables: Vec<Table>,
     /// The text range of the page's main content, when it marks one.
     pub(crate) main: Option<(usize, usize)>,
     /// The text range of its first `article`, and how many it has.
@@ -61,6 +76,9 @@ pub(crate) struct Renderer<'s> {
     head: bool,
     /// Cells seen in each open table row.
     rows: Vec<u32>,
+    /// Open tables, and the outermost one's rows.
+    tables: u32,
+    table: Option<OpenTable>,
     tag: Option<StartTag>,
     attribute: Name,
     /// Separators owed before the next text: line breaks (and where), a cell separator, a
@@ -87,6 +105,7 @@ impl<'s> Renderer<'s> {
                 map: SourceMap::default(),
                 headings: Vec::new(),
                 boundaries: Default::default(),
+                tables: Vec::new(),
                 main: None,
                 article: None,
                 articles: 0,
@@ -99,6 +118,8 @@ impl<'s> Renderer<'s> {
             lists: 0,
             head: false,
             rows: Vec::new(),
+            tables: 0,
+            table: None,
             tag: None,
             attribute: Name::new(b""),
             breaks: 0,
@@ -225,6 +246,7 @@ impl<'s> Renderer<'s> {
         if role.row {
             self.rows.push(0);
         }
+        self.start_table_part(tag.name.as_bytes(), role);
         if role.preformatted {
             self.preformatted += 1;
             self.skip_newline = true;
@@ -248,6 +270,75 @@ impl<'s> Renderer<'s> {
                 self.article_start = Some(self.out.text.len());
                 open.article = true;
             }
+        }
+    }
+
+    /// Keeps the outermost table's rows: where each starts, and whether the first is a
+    /// header (in `thead`, or of `th` cells).
+    fn start_table_part(&mut self, name: &[u8], role: Role) {
+        if role.table {
+            self.tables += 1;
+            if self.tables == 1 {
+                self.table = Some(OpenTable::default());
+            }
+            return;
+        }
+        if self.tables != 1 {
+            return;
+        }
+        let Some(table) = self.table.as_mut() else {
+            return;
+        };
+        match name {
+            b"thead" => table.in_head = true,
+            b"tbody" | b"tfoot" => table.in_head = false,
+            b"tr" => {
+                table.rows += 1;
+                table.row_start = None;
+                table.row_pending = true;
+                table.row_is_header = table.in_head;
+            }
+            b"th" => table.row_is_header = true,
+            _ => {}
+        }
+    }
+
+    fn end_table_part(&mut self, name: &[u8], role: Role) {
+        let here = self.out.text.len();
+        if role.table {
+            self.tables = self.tables.saturating_sub(1);
+            if self.tables == 0 {
+                if let Some(OpenTable {
+                    start: Some(start),
+                    header,
+                    ..
+                }) = self.table.take()
+                {
+                    self.out.tables.push(Table {
+                        start,
+                        end: here,
+                        header,
+                        header_chars: None,
+                    });
+                }
+            }
+            return;
+        }
+        if self.tables != 1 {
+            return;
+        }
+        let Some(table) = self.table.as_mut() else {
+            return;
+        };
+        match name {
+            b"thead" => table.in_head = false,
+            b"tr" => {
+                if let (1, true, Some(start)) = (table.rows, table.row_is_header, table.row_start) {
+                    table.header = Some((start, here));
+                }
+                table.row_pending = false;
+            }
+            _ => {}
         }
     }
 
@@ -294,43 +385,49 @@ impl<'s> Renderer<'s> {
     fn close_implied(&mut self, name: &Name, role: Role) {
         if role.closes_paragraph {
             self.close_nearest(
-                &[b"p"],
-                &[b"table", b"td", b"th", b"caption", b"button", b"template"],
+                [b"p"],
+                [b"table", b"td", b"th", b"caption", b"button", b"template"],
             );
         }
         if role.heading > 0 && self.stack.last().is_some_and(|open| open.role.heading > 0) {
             self.pop();
         }
         match name.as_bytes() {
-            b"li" => self.close_nearest(&[b"li"], &[b"ul", b"ol", b"menu", b"dir", b"table"]),
-            b"dt" | b"dd" => self.close_nearest(&[b"dt", b"dd"], &[b"dl", b"table"]),
-            b"tr" => self.close_nearest(&[b"tr"], &[b"table"]),
-            b"td" | b"th" => self.close_nearest(&[b"td", b"th"], &[b"tr", b"table"]),
+            b"li" => self.close_nearest([b"li"], [b"ul", b"ol", b"menu", b"dir", b"table"]),
+            b"dt" | b"dd" => self.close_nearest([b"dt", b"dd"], [b"dl", b"table"]),
+            b"tr" => self.close_nearest([b"tr"], [b"table"]),
+            b"td" | b"th" => self.close_nearest([b"td", b"th"], [b"tr", b"table"]),
             b"thead" | b"tbody" | b"tfoot" => {
-                self.close_nearest(&[b"thead", b"tbody", b"tfoot"], &[b"table"]);
+                self.close_nearest([b"thead", b"tbody", b"tfoot"], [b"table"]);
             }
-            b"option" | b"optgroup" => self.close_nearest(&[b"option"], &[b"select"]),
+            b"option" | b"optgroup" => self.close_nearest([b"option"], [b"select"]),
             _ => {}
         }
     }
 
     /// Closes the nearest open element named in `names` (and every element opened after
     /// it), unless one named in `stops` is nearer.
-    fn close_nearest(&mut self, names: &[&[u8]], stops: &[&[u8]]) {
-        if !names.iter().any(|name| {
-            self.open_counts
-                .get(&Name::new(name))
-                .is_some_and(|&count| count > 0)
-        }) {
+    fn close_nearest<const N: usize, const M: usize>(
+        &mut self,
+        names: [&[u8]; N],
+        stops: [&[u8]; M],
+    ) {
+        let names = names.map(Name::new);
+        if !names
+            .iter()
+            .any(|name| self.open_counts.get(name).is_some_and(|&count| count > 0))
+        {
             return;
         }
-        let Some(row) = self.stack.iter().rposition(|open| {
-            let name = open.name.as_bytes();
-            names.contains(&name) || stops.contains(&name)
-        }) else {
+        let stops = stops.map(Name::new);
+        let Some(row) = self
+            .stack
+            .iter()
+            .rposition(|open| names.contains(&open.name) || stops.contains(&open.name))
+        else {
             return;
         };
-        if names.contains(&self.stack[row].name.as_bytes()) {
+        if names.contains(&self.stack[row].name) {
             while self.stack.len() > row {
                 self.pop();
             }
@@ -431,6 +528,7 @@ impl<'s> Renderer<'s> {
         if role.row {
             self.rows.pop();
         }
+        self.end_table_part(open.name.as_bytes(), role);
         let here = self.out.text.len();
         if open.main {
             if let Some(start) = self.main_start.take() {
@@ -452,7 +550,7 @@ impl<'s> Renderer<'s> {
         match heading.start {
             None => self.marks &= !bit,
             Some(start) => {
-                let words: Vec<&str> = self.out.text[start..].split_ascii_whitespace().collect();
+                let words: Vec<&str> = self.out.text[start..].split_whitespace().collect();
                 if !words.is_empty() {
                     self.out.headings.push(Heading {
                         start,
@@ -572,6 +670,12 @@ impl<'s> Renderer<'s> {
         }
         if let Some(heading) = self.heading.as_mut() {
             heading.start.get_or_insert(here);
+        }
+        if let Some(table) = self.table.as_mut() {
+            table.start.get_or_insert(here);
+            if std::mem::take(&mut table.row_pending) {
+                table.row_start = Some(here);
+            }
         }
         out.map.push(here, text.len(), source, verbatim);
         out.text.push_str(text);

@@ -25,7 +25,7 @@
 
 pub mod outline;
 
-pub use outline::{Heading, Outline};
+pub use outline::{count_header_chars, Heading, Outline, Table};
 
 /// Heading levels, h1 to h6: structure levels 0 to 5.
 pub const HEADING_LEVELS: usize = 6;

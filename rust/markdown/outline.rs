@@ -19,6 +19,36 @@ pub struct Heading {
     pub named: bool,
 }
 
+/// A table of the document (a Markdown pipe table, an HTML `table` outside any other):
+/// its byte range, and its header row's when it has one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Table {
+    /// Byte offset of the start of the table's first line.
+    pub start: usize,
+    /// Byte offset of its end.
+    pub end: usize,
+    /// The byte range of its header row (Markdown: the line above the delimiter row; HTML:
+    /// a first row in `thead`, or of `th` cells).
+    pub header: Option<(usize, usize)>,
+    /// The same range in chars.
+    pub header_chars: Option<(usize, usize)>,
+}
+
+/// Fills the char ranges of the tables' header rows in `text`, in one pass.
+pub fn count_header_chars(text: &str, tables: &mut [Table]) {
+    let (mut byte, mut chars) = (0, 0);
+    let mut advance = |to: usize| {
+        chars += text[byte..to].chars().count();
+        byte = to;
+        chars
+    };
+    for table in tables {
+        table.header_chars = table
+            .header
+            .map(|(start, end)| (advance(start), advance(end)));
+    }
+}
+
 /// The structure of one document: a Markdown document's headings, or a source file's
 /// definitions (`code/`), as sections, and its cut positions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -39,6 +69,8 @@ pub struct Outline {
     /// For a page read from HTML (`html/`): where each part of its text came from in the
     /// page's source; `None` for a text that is its own source.
     pub source_map: Option<SourceMap>,
+    /// Its tables, in document order, none inside another.
+    pub tables: Vec<Table>,
 }
 
 impl Outline {
@@ -65,6 +97,16 @@ impl Outline {
                 .push(open.last().copied().unwrap_or(usize::MAX));
             open.push(row);
         }
+    }
+
+    /// The first table that the byte range `start..end` overlaps, if any.
+    #[must_use]
+    pub fn table_at(&self, start: usize, end: usize) -> Option<(usize, &Table)> {
+        let row = self.tables.partition_point(|table| table.end <= start);
+        self.tables
+            .get(row)
+            .filter(|table| table.start < end)
+            .map(|table| (row, table))
     }
 
     /// Whether this is a source file's outline: paths are symbols, not headings.
@@ -165,8 +207,32 @@ impl Outline {
         // Open block tags: true for a list (its items are blocks of the level above).
         let mut open: Vec<bool> = Vec::new();
         let mut heading: Option<Heading> = None;
+        let mut table: Option<Table> = None;
         for (event, range) in Parser::new_ext(&text[skipped..], options()).into_offset_iter() {
             let range = range.start + skipped..range.end + skipped;
+            match &event {
+                Event::Start(Tag::Table(_)) => {
+                    table = Some(Table {
+                        start: line_start(bytes, range.start),
+                        end: range.end,
+                        header: None,
+                        header_chars: None,
+                    });
+                }
+                Event::Start(Tag::TableHead) => {
+                    if let Some(open_table) = table.as_mut() {
+                        let end = range.start + text[range.clone()].trim_end().len();
+                        open_table.header = Some((line_start(bytes, range.start), end));
+                    }
+                }
+                Event::End(TagEnd::Table) => {
+                    if let Some(mut done) = table.take() {
+                        done.end = range.start + text[range.clone()].trim_end().len();
+                        outline.tables.push(done);
+                    }
+                }
+                _ => {}
+            }
             match event {
                 Event::Start(tag) if is_block(&tag) => {
                     let start = line_start(bytes, range.start);
@@ -223,6 +289,7 @@ impl Outline {
             // Offsets come in document order; moving them to line starts keeps the order.
             level.dedup();
         }
+        count_header_chars(text, &mut outline.tables);
         outline.link();
         outline
     }

@@ -1,7 +1,7 @@
 //! The chunks of a batch of documents as columns, laid out as Arrow buffers (offsets and
 //! values), which `parquet::arrays` wraps without a copy.
 
-use super::{heading_path, hex_id, Document, Family};
+use super::{heading_path, hex_id, ChunkFields, Document, Family};
 use crate::markdown::Outline;
 use crate::table::SpanTable;
 
@@ -58,6 +58,21 @@ pub struct Columns {
     pub language_offsets: Vec<i64>,
     /// The languages, one per row that has one.
     pub language_text: Vec<u8>,
+    /// Whether the row has a span in its document's source (its document is an HTML page).
+    pub has_source_span: Vec<bool>,
+    /// The row's UTF-8 byte span in its page's source (0 where it has none).
+    pub source_start_byte: Vec<i64>,
+    /// See `source_start_byte`.
+    pub source_end_byte: Vec<i64>,
+    /// Whether the row lies in a table with a header row.
+    pub has_table_header: Vec<bool>,
+    /// Row `r`'s header row text is `table_header_text[table_header_offsets[r]..
+    /// table_header_offsets[r + 1]]`.
+    pub table_header_offsets: Vec<i64>,
+    /// The header rows' texts, one after the other.
+    pub table_header_text: Vec<u8>,
+    /// The header row's span: start and end char, start and end byte (0 where none).
+    pub table_header_spans: [Vec<i64>; 4],
 }
 
 impl Default for Columns {
@@ -87,6 +102,13 @@ impl Default for Columns {
             symbol_text: Vec::new(),
             language_offsets: vec![0],
             language_text: Vec::new(),
+            has_source_span: Vec::new(),
+            source_start_byte: Vec::new(),
+            source_end_byte: Vec::new(),
+            has_table_header: Vec::new(),
+            table_header_offsets: vec![0],
+            table_header_text: Vec::new(),
+            table_header_spans: Default::default(),
         }
     }
 }
@@ -240,6 +262,33 @@ impl Columns {
             self.language_text
                 .extend_from_slice(code.unwrap_or_default().as_bytes());
             self.language_offsets.push(offset(self.language_text.len()));
+            let fields = outline
+                .map(|outline| ChunkFields::of(outline, start, end))
+                .unwrap_or_default();
+            let (source_start, source_end) = fields.source_span.unwrap_or_default();
+            self.has_source_span.push(fields.source_span.is_some());
+            self.source_start_byte.push(offset(source_start));
+            self.source_end_byte.push(offset(source_end));
+            let header = fields.table_header.map(|(_, header)| header);
+            self.has_table_header.push(header.is_some());
+            let (bytes, chars) =
+                header.map_or(((0, 0), (0, 0)), |header| (header.bytes, header.chars));
+            self.table_header_text.extend_from_slice(
+                document
+                    .text
+                    .get(bytes.0..bytes.1)
+                    .unwrap_or_default()
+                    .as_bytes(),
+            );
+            self.table_header_offsets
+                .push(offset(self.table_header_text.len()));
+            for (column, value) in self
+                .table_header_spans
+                .iter_mut()
+                .zip([chars.0, chars.1, bytes.0, bytes.1])
+            {
+                column.push(offset(value));
+            }
         }
     }
 }

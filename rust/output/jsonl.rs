@@ -4,6 +4,7 @@
 
 use super::{heading_path, hex_id, Document, Family};
 use crate::markdown::Outline;
+use crate::output::ChunkFields;
 use crate::table::SpanTable;
 
 /// What each byte becomes inside a JSON string: 0 (itself), a letter (`\` and that letter)
@@ -265,16 +266,55 @@ pub fn write_document(
                 out.extend_from_slice(b", \"language\": ");
                 write_string(out, language);
             }
-            if let Some(map) = &outline.source_map {
-                // An HTML page's chunk: the bytes of the page it came from.
-                let (source_start, source_end) = map.source_span(start, end);
-                out.extend_from_slice(b", \"source_start_byte\": ");
-                write_number(out, i64::try_from(source_start).unwrap_or(i64::MAX));
-                out.extend_from_slice(b", \"source_end_byte\": ");
-                write_number(out, i64::try_from(source_end).unwrap_or(i64::MAX));
-            }
+            write_fields(
+                out,
+                document.text,
+                &ChunkFields::of(outline, start, end),
+                ", ",
+                ": ",
+            );
         }
         out.extend_from_slice(b"}\n");
+    }
+}
+
+/// A chunk's [`ChunkFields`] as JSON members after others (`source_start_byte` and
+/// `source_end_byte`; `table_header`, an object), with `comma` and `colon` as separators
+/// (`", "` and `": "` as `json.dumps` writes by default; `","` and `":"` compact).
+pub fn write_fields(out: &mut Vec<u8>, text: &str, fields: &ChunkFields, comma: &str, colon: &str) {
+    let member = |out: &mut Vec<u8>, first: bool, key: &str| {
+        if !first {
+            out.extend_from_slice(comma.as_bytes());
+        }
+        write_string(out, key);
+        out.extend_from_slice(colon.as_bytes());
+    };
+    let number = |out: &mut Vec<u8>, value: usize| {
+        write_number(out, i64::try_from(value).unwrap_or(i64::MAX));
+    };
+    if let Some((start, end)) = fields.source_span {
+        member(out, false, "source_start_byte");
+        number(out, start);
+        member(out, false, "source_end_byte");
+        number(out, end);
+    }
+    if let Some((_, header)) = fields.table_header {
+        member(out, false, "table_header");
+        out.push(b'{');
+        member(out, true, "text");
+        write_string(
+            out,
+            text.get(header.bytes.0..header.bytes.1).unwrap_or_default(),
+        );
+        member(out, false, "start_char");
+        number(out, header.chars.0);
+        member(out, false, "end_char");
+        number(out, header.chars.1);
+        member(out, false, "start_byte");
+        number(out, header.bytes.0);
+        member(out, false, "end_byte");
+        number(out, header.bytes.1);
+        out.push(b'}');
     }
 }
 

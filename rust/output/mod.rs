@@ -166,6 +166,56 @@ impl Family {
     }
 }
 
+/// A table's header row, as a chunk of the table carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeaderRow {
+    /// Its byte range in the document's text.
+    pub bytes: (usize, usize),
+    /// Its char range.
+    pub chars: (usize, usize),
+}
+
+/// What a chunk carries beyond its heading path, from its document's outline: the byte span
+/// of the page it came from (an HTML page's chunk), and the header row of the table it
+/// overlaps (with the table's row in the outline).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChunkFields {
+    /// `(source_start_byte, source_end_byte)`.
+    pub source_span: Option<(usize, usize)>,
+    /// The table's row in `outline.tables`, and its header row.
+    pub table_header: Option<(usize, HeaderRow)>,
+}
+
+impl ChunkFields {
+    /// The fields of the chunk at bytes `start..end` of a document with `outline`.
+    #[must_use]
+    pub fn of(outline: &Outline, start: usize, end: usize) -> Self {
+        let source_span = outline
+            .source_map
+            .as_ref()
+            .map(|map| map.source_span(start, end));
+        let table_header = outline.table_at(start, end).and_then(|(row, table)| {
+            Some((
+                row,
+                HeaderRow {
+                    bytes: table.header?,
+                    chars: table.header_chars?,
+                },
+            ))
+        });
+        Self {
+            source_span,
+            table_header,
+        }
+    }
+
+    /// Whether the chunk carries neither.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.source_span.is_none() && self.table_header.is_none()
+    }
+}
+
 /// The heading path (outermost first) of a chunk starting at `start_byte`: for source code,
 /// its symbol path.
 #[must_use]

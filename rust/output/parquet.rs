@@ -19,7 +19,7 @@ use arrow_array::{
     StringArray, StructArray,
 };
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use parquet::arrow::arrow_writer::{
     compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory, ArrowWriter,
     ArrowWriterOptions,
@@ -57,6 +57,25 @@ pub fn chunk_schema() -> Schema {
         Field::new("headings", strings(), true),
         Field::new("symbols", strings(), true),
         Field::new("language", DataType::Utf8, true),
+        Field::new("source_start_byte", DataType::Int64, true),
+        Field::new("source_end_byte", DataType::Int64, true),
+        Field::new(
+            "table_header",
+            DataType::Struct(table_header_fields()),
+            true,
+        ),
+    ])
+}
+
+/// The fields of the `table_header` column: the header row of the table a chunk lies in,
+/// its text and its span.
+fn table_header_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("text", DataType::Utf8, true),
+        Field::new("start_char", DataType::Int64, true),
+        Field::new("end_char", DataType::Int64, true),
+        Field::new("start_byte", DataType::Int64, true),
+        Field::new("end_byte", DataType::Int64, true),
     ])
 }
 
@@ -370,6 +389,41 @@ pub fn arrays(columns: Columns, repeated: Repeated) -> Result<Vec<ArrayRef>, Par
     )
     .map_err(arrow)?;
     let text = chunk_texts(columns.text_offsets, columns.text)?;
+    let has_source_span =
+        NullBuffer::from(BooleanArray::from(columns.has_source_span).values().clone());
+    let source_start_byte = Int64Array::try_new(
+        columns.source_start_byte.into(),
+        Some(has_source_span.clone()),
+    )
+    .map_err(arrow)?;
+    let source_end_byte =
+        Int64Array::try_new(columns.source_end_byte.into(), Some(has_source_span))
+            .map_err(arrow)?;
+    let has_table_header = NullBuffer::from(
+        BooleanArray::from(columns.has_table_header)
+            .values()
+            .clone(),
+    );
+    let [start_char, end_char, start_byte, end_byte] = columns.table_header_spans;
+    let table_header = StructArray::try_new(
+        table_header_fields(),
+        vec![
+            Arc::new(
+                StringArray::try_new(
+                    i32_offsets(&columns.table_header_offsets)?,
+                    Buffer::from_vec(columns.table_header_text),
+                    None,
+                )
+                .map_err(arrow)?,
+            ),
+            Arc::new(Int64Array::from(start_char)),
+            Arc::new(Int64Array::from(end_char)),
+            Arc::new(Int64Array::from(start_byte)),
+            Arc::new(Int64Array::from(end_byte)),
+        ],
+        Some(has_table_header),
+    )
+    .map_err(arrow)?;
     Ok(vec![
         Arc::new(hex_ids(columns.id, None)?),
         Arc::new(document_id),
@@ -386,6 +440,9 @@ pub fn arrays(columns: Columns, repeated: Repeated) -> Result<Vec<ArrayRef>, Par
         Arc::new(headings),
         Arc::new(symbols),
         Arc::new(language),
+        Arc::new(source_start_byte),
+        Arc::new(source_end_byte),
+        Arc::new(table_header),
     ])
 }
 

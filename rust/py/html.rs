@@ -32,3 +32,10 @@ pub(crate) fn read_html(
         .collect();
     Ok((page.text, headings))
 }
+
+/// How many tokenizer events the page `source` makes, nothing done for each: the bound of
+/// `read_html` that `benches/html_tree.py` measures.
+#[pyfunction]
+pub(crate) fn html_events(py: Python<'_>, source: PyBackedStr) -> PyResult<usize> {
+    crate::py::gil::detach(py, || crate::html::count_events(&source))
+}

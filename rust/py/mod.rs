@@ -81,6 +81,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(store::write_feed_upserts, module)?)?;
     module.add_function(wrap_pyfunction!(code::code_languages, module)?)?;
     module.add_function(wrap_pyfunction!(html::read_html, module)?)?;
+    module.add_function(wrap_pyfunction!(html::html_events, module)?)?;
     module.add_function(wrap_pyfunction!(chunk::build::chunk_documents, module)?)?;
     module.add_function(wrap_pyfunction!(
         frameworks::langchain::langchain_documents,

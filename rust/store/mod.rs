@@ -16,8 +16,8 @@ pub mod snapshot;
 pub mod sqlite;
 
 use crate::markdown::Outline;
-use crate::output::jsonl::write_string;
-use crate::output::{heading_path, hex_id, Document, Family};
+use crate::output::jsonl::{write_fields, write_string};
+use crate::output::{heading_path, hex_id, ChunkFields, Document, Family};
 use crate::table::SpanTable;
 
 /// What joins the child ids of a row in its `child_ids` column (the store's
@@ -35,7 +35,8 @@ pub struct StoreColumns {
     /// Row `r`'s `child_ids` text is `child_text[child_bounds[r]..child_bounds[r + 1]]`.
     child_text: String,
     child_bounds: Vec<usize>,
-    /// The distinct metadata texts of the document (one, or one per heading path).
+    /// The distinct metadata texts of the document (one, or one per heading path, or one
+    /// per row of an HTML page or a table).
     metadata: Vec<String>,
     /// The position in `metadata` of each row's text.
     metadata_of: Vec<usize>,
@@ -94,7 +95,20 @@ impl StoreColumns {
                         ));
                         metadata.len() - 1
                     });
-                    metadata_of.push(position);
+                    let end = usize::try_from(record.0[4]).unwrap_or(0);
+                    let fields = ChunkFields::of(outline, start, end);
+                    if fields.is_empty() {
+                        metadata_of.push(position);
+                        continue;
+                    }
+                    // A page's chunk, or a table's: its path, the bytes of the page it came
+                    // from, its table's header row.
+                    let shared = &metadata[position];
+                    let mut own = shared.as_bytes()[..shared.len() - 1].to_vec();
+                    write_fields(&mut own, document.text, &fields, ",", ":");
+                    own.push(b'}');
+                    metadata.push(String::from_utf8(own).unwrap_or_default());
+                    metadata_of.push(metadata.len() - 1);
                 }
             }
         }

@@ -148,14 +148,17 @@ def run_settings(args: argparse.Namespace) -> dict[str, Any]:
 def _level_chunker(
     size: int, overlap: int, units: dict[str, object], kind: str | None, merge: str = "boundary"
 ) -> object:
-    """A level of the chunker of one kind of file: None (text), "markdown" or a language."""
-    from spanchunk import CodeChunker, MarkdownChunker, RecursiveChunker  # noqa: PLC0415
+    """A level of the chunker of one kind of file: None (text), "markdown", "html" or a
+    language."""
+    from spanchunk import CodeChunker, HtmlChunker, MarkdownChunker, RecursiveChunker  # noqa: PLC0415
 
     extra: dict[str, object] = {} if merge == "boundary" else {"merge": merge}
     if kind is None:
         return RecursiveChunker(size, overlap=overlap, **extra, **units)  # type: ignore[arg-type]
     if kind == "markdown":
         return MarkdownChunker(size, overlap=overlap, **extra, **units)  # type: ignore[arg-type]
+    if kind == "html":
+        return HtmlChunker(size, overlap=overlap, **extra, **units)  # type: ignore[arg-type]
     language = None if kind == EACH_LANGUAGE else kind
     return CodeChunker(size, overlap=overlap, language=language, **extra, **units)  # type: ignore[arg-type]
 
@@ -194,14 +197,16 @@ def _make_chunkers(args: argparse.Namespace) -> FileChunkers:
     child_unit = args.child_unit or args.unit
     chunkers: list[HierarchicalChunker] = []
     greedy = args.merge == "greedy"
-    for kind in (None, "markdown", *_languages(args)) if args.sizes is not None else ():
+    # HTML pages get a chunker of their own with every format that reads them.
+    kinds = (None, "markdown", *_languages(args), *(["html"] if _reads_html(args) else []))
+    for kind in kinds if args.sizes is not None else ():
         chunkers.append(_tree_chunker(args, kind, parent_units))
-    for kind in (None, "markdown", *_languages(args)) if args.sizes is None else ():
+    for kind in kinds if args.sizes is None else ():
         child_chunker = None
         parent_chunker: object = None
         language = None
-        if kind == "markdown":
-            parent_chunker = "markdown"
+        if kind in ("markdown", "html"):
+            parent_chunker = kind
         elif kind is not None:
             parent_chunker, language = "code", (None if kind == EACH_LANGUAGE else kind)
         if greedy or (args.child_unit is not None and args.child_unit != args.unit):
@@ -224,9 +229,10 @@ def _make_chunkers(args: argparse.Namespace) -> FileChunkers:
     encoding = args.input_encoding
     if encoding is not None and codecs.lookup(encoding).name == "utf-8":
         encoding = None  # UTF-8 is what the core reads
+    languages = _languages(args)
     code = tuple(
         (None if kind == EACH_LANGUAGE else kind, chunker)
-        for kind, chunker in zip(_languages(args), chunkers[2:], strict=True)
+        for kind, chunker in zip(languages, chunkers[2 : 2 + len(languages)], strict=True)
     )
     return FileChunkers(
         chunkers[0],
@@ -236,6 +242,15 @@ def _make_chunkers(args: argparse.Namespace) -> FileChunkers:
         encoding,
         code,
         _language(args),
+        chunkers[-1] if _reads_html(args) else None,
+    )
+
+
+def _reads_html(args: argparse.Namespace) -> bool:
+    """Whether a run reads HTML pages: with --format html, and by their names with auto and
+    code (without --language)."""
+    return args.format == "html" or (
+        args.format in ("auto", "code") and not getattr(args, "language", None)
     )
 
 
@@ -246,10 +261,12 @@ def _tree_chunker(
     code definitions) at the top level, the separators below."""
     from spanchunk import HierarchicalChunker  # noqa: PLC0415
 
-    top: Literal["markdown", "code"] | None = None
+    top: Literal["markdown", "html", "code"] | None = None
     language = None
     if kind == "markdown":
         top = "markdown"
+    elif kind == "html":
+        top = "html"
     elif kind is not None:
         top, language = "code", (None if kind == EACH_LANGUAGE else kind)
     return HierarchicalChunker(

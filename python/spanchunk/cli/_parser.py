@@ -129,7 +129,9 @@ each difference. Each batch is one transaction, so an interrupted run leaves eve
 old or new. --dry-run says what a run would do and writes nothing.
 
 Markdown files (--format auto: names ending in .md or .markdown) get heading sections as
-parents (spanchunk.MarkdownChunker); with --format code, source code too (.py, .rs, .js,
+parents (spanchunk.MarkdownChunker); HTML pages (.html, .htm, .xhtml) are cut as their
+readable text, sections by their headings, each chunk with the byte range of the page it
+came from (spanchunk.HtmlChunker); with --format code, source code too (.py, .rs, .js,
 .ts, .tsx, .go, .java, .c, .h, .cpp and the like, or every file with --language) gets its
 definitions as parents (spanchunk.CodeChunker); other files, plain recursive splitting."""
 
@@ -269,11 +271,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chunk.add_argument(
         "--format",
-        choices=("auto", "text", "markdown", "code"),
+        choices=("auto", "text", "markdown", "html", "code"),
         default="auto",
-        help="how to read the files: auto (Markdown for .md and .markdown files, else text), "
-        "text, markdown, or code (as auto, and source code by its file name's ending as "
-        "code: definitions as parents, about 10x slower to cut) (default: auto)",
+        help="how to read the files: auto (Markdown for .md and .markdown files, HTML pages "
+        "for .html, .htm and .xhtml, else text), text, markdown, html, or code (as auto, and "
+        "source code by its file name's ending as code: definitions as parents, about 10x "
+        "slower to cut) (default: auto)",
     )
     chunk.add_argument(
         "--language",

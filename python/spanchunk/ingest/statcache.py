@@ -120,7 +120,8 @@ def check_store_settings(
             )
     # The same sizes, one chunker: a store filled with --format text or markdown (or by the
     # API's chunker with these settings).
-    for name, chunker in (("text", chunkers.text), ("markdown", chunkers.markdown)):
+    ones = [("text", chunkers.text), ("markdown", chunkers.markdown)]
+    for name, chunker in [*ones, *([("html", chunkers.html)] if chunkers.html else [])]:
         if recorded == chunker.fingerprint():
             raise OutputError(
                 f"-o {given}: the store was filled with --format {name} and these settings: "
@@ -187,6 +188,8 @@ def run_fingerprint(chunkers: FileChunkers) -> str:
         return chunkers.markdown.fingerprint()
     if chunkers.format == "code" and chunkers.language is not None:
         return chunkers.code[0][1].fingerprint()
+    if chunkers.format == "html" and chunkers.html is not None:
+        return chunkers.html.fingerprint()
     parts: dict[str, Any] = {
         "text": chunkers.text.fingerprint(),
         "markdown": chunkers.markdown.fingerprint(),
@@ -195,6 +198,8 @@ def run_fingerprint(chunkers: FileChunkers) -> str:
         parts["code"] = {
             language or "each": chunker.fingerprint() for language, chunker in chunkers.code
         }
+    if chunkers.html is not None:
+        parts["html"] = chunkers.html.fingerprint()
     if chunkers.format == "code":
         parts["format"] = "code"
     return fingerprint_of(parts)

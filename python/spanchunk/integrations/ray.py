@@ -43,7 +43,7 @@ from typing import Any, Literal
 import numpy as np
 
 from spanchunk import HierarchicalChunker, _core
-from spanchunk.arrow import chunk_table_schema
+from spanchunk.arrow import chunk_table_schema, table_header_type
 from spanchunk.chunkers import hooks
 from spanchunk.chunkers.spans import core_levels
 from spanchunk.document import check_id
@@ -84,6 +84,11 @@ def chunk_schema() -> pa.Schema:
     ``symbols``     list<string>,   source code's symbol path (a code level); null
                     null            otherwise
     ``language``    string, null    source code's language; null otherwise
+    ``source_st...  int64, null     ``source_start_byte`` and ``source_end_byte``: an
+                                    HTML page's chunk's bytes in the page; null otherwise
+    ``table_hea...  struct, null    the header row of the chunk's table (``text``,
+                                    ``start_char``, ``end_char``, ``start_byte``,
+                                    ``end_byte``); null outside a table with one
     ``metadata``    string          the document's metadata as a JSON object
     ==============  ==============  ====================================================
     """
@@ -97,6 +102,9 @@ _SPARK_TYPES = {
     pa.large_string(): "string",
     pa.int64(): "bigint",
     pa.list_(pa.string()): "array<string>",
+    table_header_type(): (
+        "struct<text:string,start_char:bigint,end_char:bigint,start_byte:bigint,end_byte:bigint>"
+    ),
 }
 
 

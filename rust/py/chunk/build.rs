@@ -9,10 +9,13 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
-use super::fields::{frozen_metadata, plain_dict, SharedDocument, MAPPING_PROXY_TYPE};
+use super::fields::{
+    frozen_metadata, own_metadata, plain_dict, SharedDocument, MAPPING_PROXY_TYPE,
+};
 use super::object::PyChunk;
 use crate::engine::{self, DocumentInput, Splitter, Structure};
 use crate::markdown::Outline;
+use crate::output::ChunkFields;
 use crate::py::convert::{int_rows, worker_count};
 use crate::py::engine::splitter::{splitters, PySplitter};
 use crate::py::markdown::PyOutline;
@@ -208,22 +211,24 @@ fn document_chunks<'py>(
         fingerprint,
         rows,
     ));
-    let source_map = outline.and_then(|outline| outline.source_map.as_ref());
+    // A page's chunks (their source spans) and the chunks of tables (their header rows)
+    // have metadata of their own.
+    let own_fields =
+        outline.filter(|outline| outline.source_map.is_some() || !outline.tables.is_empty());
+    let mut headers: Vec<Option<Bound<'py, PyAny>>> =
+        vec![None; own_fields.map_or(0, |outline| outline.tables.len())];
     for (number, row) in shared.rows.rows.iter().enumerate() {
-        let metadata = match (paths.as_mut(), source_map) {
+        let metadata = match (paths.as_mut(), own_fields) {
             (None, _) => metadata.clone().unbind(),
             (Some(paths), None) => paths.metadata(py, row.start_byte)?.unbind(),
-            (Some(paths), Some(map)) => {
-                // A page's chunk: its path, and where it is in the page's source.
-                let shared = paths.metadata(py, row.start_byte)?;
-                let own = plain_dict(&shared)?;
-                let (start, end) = map.source_span(row.start_byte, row.end_byte);
-                own.set_item(intern!(py, "source_start_byte"), start)?;
-                own.set_item(intern!(py, "source_end_byte"), end)?;
-                MAPPING_PROXY_TYPE
-                    .import(py, "types", "MappingProxyType")?
-                    .call1((own,))?
-                    .unbind()
+            (Some(paths), Some(outline)) => {
+                let path_metadata = paths.metadata(py, row.start_byte)?;
+                let fields = ChunkFields::of(outline, row.start_byte, row.end_byte);
+                if fields.is_empty() {
+                    path_metadata.unbind()
+                } else {
+                    own_metadata(py, &path_metadata, &fields, text, &mut headers)?.unbind()
+                }
             }
         };
         let chunk = PyChunk::of_row(&shared, number, document_id.clone().unbind(), metadata);

@@ -5,10 +5,12 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError};
 use pyo3::ffi;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 
+use crate::output::ChunkFields;
 use crate::table::rows::LinkedRows;
 
 // ------------------------------------------------------------------------------------ chunks
@@ -178,3 +180,43 @@ impl SharedDocument {
         Ok(ids[row])
     }
 }
+
+/// The metadata of a chunk that has fields of its own: its path's, with the span of the page
+/// it came from and the header row of the table it is in (one dict per table, shared).
+pub(crate) fn own_metadata<'py>(
+    py: Python<'py>,
+    path_metadata: &Bound<'py, PyAny>,
+    fields: &ChunkFields,
+    text: &Bound<'py, PyString>,
+    headers: &mut [Option<Bound<'py, PyAny>>],
+) -> PyResult<Bound<'py, PyAny>> {
+    let own = plain_dict(path_metadata)?;
+    if let Some((start, end)) = fields.source_span {
+        own.set_item(intern!(py, "source_start_byte"), start)?;
+        own.set_item(intern!(py, "source_end_byte"), end)?;
+    }
+    if let Some((row, header)) = fields.table_header {
+        let made = if let Some(made) = &headers[row] {
+            made.clone()
+        } else {
+            let dict = PyDict::new(py);
+            let (start_char, end_char) = header.chars;
+            dict.set_item("text", substring(text, start_char, end_char)?)?;
+            dict.set_item("start_char", start_char)?;
+            dict.set_item("end_char", end_char)?;
+            dict.set_item("start_byte", header.bytes.0)?;
+            dict.set_item("end_byte", header.bytes.1)?;
+            let frozen = FROZEN_DICT
+                .import(py, "spanchunk.document", "FrozenDict")?
+                .call1((dict,))?;
+            headers[row] = Some(frozen.clone());
+            frozen
+        };
+        own.set_item(intern!(py, "table_header"), made)?;
+    }
+    MAPPING_PROXY_TYPE
+        .import(py, "types", "MappingProxyType")?
+        .call1((own,))
+}
+
+static FROZEN_DICT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
