@@ -296,3 +296,28 @@ def test_settings_that_cannot_work_are_refused() -> None:
         HtmlChunker(content="all")  # type: ignore[arg-type]
     assert "content='body'" in repr(HtmlChunker(content="body"))
     assert HtmlChunker(content="body").fingerprint() != HtmlChunker().fingerprint()
+
+
+def test_html_levels_are_refused_beside_levels_cut_in_python() -> None:
+    from spanchunk import Chunker, HierarchicalChunker  # noqa: PLC0415
+
+    class Lines(Chunker):
+        def split_text(self, text: str) -> list[str]:
+            return text.splitlines()
+
+    page = "<h1>A</h1><p>one</p><p>two</p>"
+    mixed = ParentChildChunker(200, 50, parent_chunker="html", child_chunker=Lines())
+    with pytest.raises(ValueError, match=r"HtmlChunker\(\)\.read\(page\)"):
+        mixed.chunk(page)
+    nested = HierarchicalChunker(
+        [500], chunkers=[ParentChildChunker(200, 50, parent_chunker="html")]
+    )
+    with pytest.raises(ValueError, match="readable text"):
+        nested.chunk(page)
+    # What the message says to do works.
+    text = HtmlChunker().read(page)
+    assert [c.text for c in ParentChildChunker(200, 50, child_chunker=Lines()).chunk(text)] == [
+        "A",
+        "one",
+        "two",
+    ]

@@ -185,9 +185,27 @@ def tree_array(levels: Sequence[Level], text: str) -> NDArray[np.int64]:
     return tree_records(levels, text).view(np.int64).reshape(-1, _WIDTH)
 
 
+def _reads_pages(level: object) -> bool:
+    """Whether ``level`` cuts HTML pages (a level of ``HtmlChunker``, or a chunker with one)."""
+    if isinstance(level, _core.Splitter):
+        return level.structure == "html"
+    levels = getattr(level, "_levels", None)
+    # A custom strategy is its own one level.
+    return callable(levels) and any(_reads_pages(inner) for inner in levels() if inner is not level)
+
+
 def _tree_array_by_level(levels: Sequence[Level], text: str) -> NDArray[np.int64]:
     """The slow path: one level at a time, custom levels through their ``split_spans``."""
     import numpy as np  # noqa: PLC0415
+
+    if any(_reads_pages(level) for level in levels):
+        raise ValueError(
+            "an HTML level cuts a page's readable text, not the text it is given, so it cannot "
+            "be combined with levels cut in Python (a Chunker of your own, or a tree used as a "
+            "level): read the page first (HtmlChunker().read(page)) and cut that Document's "
+            "text with the other levels, or use HtmlChunker or parent_chunker='html' with the "
+            "built-in levels alone"
+        )
 
     blocks: list[NDArray[np.int64]] = []
     above: NDArray[np.int64] | None = None  # (m, 4): start_byte, end_byte, start_char, end_char
