@@ -61,6 +61,7 @@ pub fn outline(text: &str, language: Language) -> Outline {
         bytes: text.as_bytes(),
         outline: &mut outline,
         stack: Vec::new(),
+        attached: Vec::new(),
         inside_wrapper: None,
         ended: None,
     }
@@ -117,6 +118,12 @@ struct OutlineWalk<'t, 'o> {
     bytes: &'t [u8],
     outline: &'o mut Outline,
     stack: Vec<NodeFrame>,
+    /// The comments and attributes (`ATTACHED` nodes) that are the last named nodes visited
+    /// at each depth of the walk, as (depth, start, end), deepest last: the ones right above
+    /// a definition go with it (`leading_start`). Kept here because tree-sitter finds a
+    /// node's previous sibling by walking down from the root and along every sibling before
+    /// it, a cost that grows with the file's definitions for each one.
+    attached: Vec<(usize, usize, usize)>,
     /// The definition inside the wrapper just visited (the same section).
     inside_wrapper: Option<usize>,
     /// The level of the definition that ended last, until the next node: code after a
@@ -140,7 +147,21 @@ impl OutlineWalk<'_, '_> {
         }
         loop {
             let node = cursor.node();
+            let depth = self.stack.len();
+            while self.attached.last().is_some_and(|&(at, ..)| at > depth) {
+                self.attached.pop();
+            }
             let frame = self.visit(node);
+            if node.is_named() {
+                if self.grammar.kind(node.kind_id()) & ATTACHED != 0 {
+                    self.attached
+                        .push((depth, node.start_byte(), node.end_byte()));
+                } else {
+                    while self.attached.last().is_some_and(|&(at, ..)| at == depth) {
+                        self.attached.pop();
+                    }
+                }
+            }
             self.stack.push(frame);
             // A node on one line holds no node that begins a line: unless it is a
             // definition or its body (`interface I { m(): void; }`), its children are not
@@ -295,34 +316,36 @@ impl OutlineWalk<'_, '_> {
     /// no blank line between).
     fn leading_start(&self, node: Node<'_>) -> usize {
         let mut start = node.start_byte();
-        let mut current = node;
-        while let Some(previous) = current.prev_named_sibling() {
-            if self.grammar.kind(previous.kind_id()) & ATTACHED == 0 {
+        // The node is being visited: its siblings are at the depth of the frames so far.
+        let depth = self.stack.len();
+        for &(at, previous_start, previous_end) in self.attached.iter().rev() {
+            if at != depth {
                 break;
             }
-            let gap = &self.bytes[previous.end_byte().min(start)..start];
+            let gap = &self.bytes[previous_end.min(start)..start];
             let newlines = bytecount::count(gap, b'\n');
             let blank = gap.iter().all(u8::is_ascii_whitespace);
-            if newlines > 1
-                || !blank
-                || line_start_at_indent(self.bytes, previous.start_byte()).is_none()
+            if newlines > 1 || !blank || line_start_at_indent(self.bytes, previous_start).is_none()
             {
                 break;
             }
-            start = previous.start_byte();
-            current = previous;
+            start = previous_start;
         }
         line_start_at_indent(self.bytes, start).unwrap_or(start)
     }
 }
 
 /// The start of the line holding `offset` when only spaces and tabs come before it there.
+/// Reads back over the indent only: a search back to the line's start would read a long line
+/// (minified code) up to every node on it, quadratic in the line's length.
 fn line_start_at_indent(bytes: &[u8], offset: usize) -> Option<usize> {
-    let line = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |newline| newline + 1);
-    bytes[line..offset]
+    let indent = bytes[..offset]
         .iter()
-        .all(|&byte| byte == b' ' || byte == b'\t' || byte == b'\r' || byte == 0x0c)
-        .then_some(line)
+        .rev()
+        .take_while(|&&byte| byte == b' ' || byte == b'\t' || byte == b'\r' || byte == 0x0c)
+        .count();
+    let line = offset - indent;
+    (line == 0 || bytes[line - 1] == b'\n').then_some(line)
 }
 
 /// The name of a definition: its `name` field; for C and C++ functions the innermost

@@ -36,3 +36,6 @@ pub use tree::{
     tree_spans, tree_spans_by_atoms, tree_spans_many, tree_spans_outlined,
     tree_spans_outlined_many, tree_spans_sourced, ChunkedDocument, DocumentInput,
 };
+
+#[cfg(test)]
+mod adversarial_tests;

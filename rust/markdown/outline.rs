@@ -185,9 +185,37 @@ fn heading_number(level: HeadingLevel) -> u8 {
     }
 }
 
-/// The start of the line holding `offset`.
-fn line_start(bytes: &[u8], offset: usize) -> usize {
-    memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |newline| newline + 1)
+/// The starts of the lines holding offsets asked in document order: each search for the
+/// line break before an offset reads back only to the offset asked before it. A search back
+/// to the line's start from every offset would read a long line once per block that opens
+/// on it (block quotes and list items nested at its start), quadratic in its length.
+struct LineStarts<'b> {
+    bytes: &'b [u8],
+    /// The offset asked last, and the start of its line.
+    searched: usize,
+    line: usize,
+}
+
+impl<'b> LineStarts<'b> {
+    fn new(bytes: &'b [u8]) -> Self {
+        Self {
+            bytes,
+            searched: 0,
+            line: 0,
+        }
+    }
+
+    /// The start of the line holding `offset`.
+    fn at(&mut self, offset: usize) -> usize {
+        if offset < self.searched {
+            return memchr::memrchr(b'\n', &self.bytes[..offset]).map_or(0, |newline| newline + 1);
+        }
+        if let Some(newline) = memchr::memrchr(b'\n', &self.bytes[self.searched..offset]) {
+            self.line = self.searched + newline + 1;
+        }
+        self.searched = offset;
+        self.line
+    }
 }
 
 impl Outline {
@@ -196,7 +224,7 @@ impl Outline {
     /// not Markdown; offsets stay those of `text`.
     #[must_use]
     pub fn parse(text: &str) -> Self {
-        let bytes = text.as_bytes();
+        let mut line_starts = LineStarts::new(text.as_bytes());
         let mut skipped = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let mut outline = Self::default();
         let matter = front_matter(&text[skipped..]);
@@ -213,7 +241,7 @@ impl Outline {
             match &event {
                 Event::Start(Tag::Table(_)) => {
                     table = Some(Table {
-                        start: line_start(bytes, range.start),
+                        start: line_starts.at(range.start),
                         end: range.end,
                         header: None,
                         header_chars: None,
@@ -222,7 +250,7 @@ impl Outline {
                 Event::Start(Tag::TableHead) => {
                     if let Some(open_table) = table.as_mut() {
                         let end = range.start + text[range.clone()].trim_end().len();
-                        open_table.header = Some((line_start(bytes, range.start), end));
+                        open_table.header = Some((line_starts.at(range.start), end));
                     }
                 }
                 Event::End(TagEnd::Table) => {
@@ -235,7 +263,7 @@ impl Outline {
             }
             match event {
                 Event::Start(tag) if is_block(&tag) => {
-                    let start = line_start(bytes, range.start);
+                    let start = line_starts.at(range.start);
                     let level = match (&tag, open.as_slice()) {
                         (Tag::Heading { level, .. }, []) => {
                             let level = heading_number(*level);
@@ -270,7 +298,7 @@ impl Outline {
                     } else {
                         INNER_LEVEL
                     };
-                    outline.boundaries[level].push(line_start(bytes, range.start));
+                    outline.boundaries[level].push(line_starts.at(range.start));
                 }
                 Event::Text(words) | Event::Code(words) => {
                     if let Some(open_heading) = heading.as_mut() {
@@ -398,6 +426,18 @@ mod tests {
         unlinked.enclosing.clear();
         for count in 0..=outline.headings.len() {
             assert_eq!(outline.path(count), unlinked.path(count), "{count}");
+        }
+    }
+
+    #[test]
+    fn line_starts_agree_with_a_search_back() {
+        let text = "ab\n\ncd ef\n> > - x\ny";
+        let full = |offset: usize| text[..offset].rfind('\n').map_or(0, |newline| newline + 1);
+        let mut line_starts = LineStarts::new(text.as_bytes());
+        // In document order, repeated, then back.
+        let offsets = (0..=text.len()).chain([7, 7, 3, 0, 12, text.len(), 1]);
+        for offset in offsets {
+            assert_eq!(line_starts.at(offset), full(offset), "{offset}");
         }
     }
 
