@@ -16,6 +16,14 @@ struct StartTag {
     main: bool,
 }
 
+/// The attributes the text depends on: an image's `alt`, and `role` (`role="main"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Attribute {
+    Alt,
+    Role,
+    Other,
+}
+
 /// An open element.
 #[allow(clippy::struct_excessive_bools)] // what its end undoes, one flag each
 struct Open {
@@ -80,7 +88,8 @@ pub(crate) struct Renderer<'s> {
     tables: u32,
     table: Option<OpenTable>,
     tag: Option<StartTag>,
-    attribute: Name,
+    /// The attribute being read, when it is one that matters.
+    attribute: Attribute,
     /// Separators owed before the next text: line breaks (and where), a cell separator, a
     /// collapsed space (where it was).
     breaks: u8,
@@ -121,7 +130,7 @@ impl<'s> Renderer<'s> {
             tables: 0,
             table: None,
             tag: None,
-            attribute: Name::new(b""),
+            attribute: Attribute::Other,
             breaks: 0,
             break_at: 0,
             cell_at: None,
@@ -144,14 +153,18 @@ impl<'s> Renderer<'s> {
     }
 
     pub(crate) fn attribute_name(&mut self, name: &[u8]) {
-        self.attribute = Name::new(name);
+        self.attribute = match name {
+            b"alt" => Attribute::Alt,
+            b"role" => Attribute::Role,
+            _ => Attribute::Other,
+        };
     }
 
     pub(crate) fn attribute_value(&mut self, value: &[u8]) {
         let Some(tag) = self.tag.as_mut() else { return };
-        if self.attribute.is(b"alt") && tag.name.is(b"img") {
+        if self.attribute == Attribute::Alt && tag.name.is(b"img") {
             tag.alt = Some(String::from_utf8_lossy(value).into_owned());
-        } else if self.attribute.is(b"role") && value.eq_ignore_ascii_case(b"main") {
+        } else if self.attribute == Attribute::Role && value.eq_ignore_ascii_case(b"main") {
             tag.main = true;
         }
     }
@@ -586,18 +599,31 @@ impl<'s> Renderer<'s> {
         let Ok(value) = std::str::from_utf8(value) else {
             return;
         };
+        if value.as_bytes() == raw {
+            // Most runs: no reference, no CR, one verbatim piece (no list of pieces made).
+            self.piece(value, (start, end), true);
+            return;
+        }
         for piece in align(value.as_bytes(), raw) {
             let text = &value[piece.value.0..piece.value.1];
-            let source = (start + piece.raw.0, start + piece.raw.1);
-            if self.preformatted > 0 {
-                self.emit(text, source, piece.verbatim);
-            } else if piece.verbatim {
-                self.collapsed(text, source.0);
-            } else if text.bytes().all(|byte| byte.is_ascii_whitespace()) {
-                self.space_at.get_or_insert(source.0);
-            } else {
-                self.emit(text, source, false);
-            }
+            self.piece(
+                text,
+                (start + piece.raw.0, start + piece.raw.1),
+                piece.verbatim,
+            );
+        }
+    }
+
+    /// A piece of a run of character data and its source.
+    fn piece(&mut self, text: &str, source: (usize, usize), verbatim: bool) {
+        if self.preformatted > 0 {
+            self.emit(text, source, verbatim);
+        } else if verbatim {
+            self.collapsed(text, source.0);
+        } else if text.bytes().all(|byte| byte.is_ascii_whitespace()) {
+            self.space_at.get_or_insert(source.0);
+        } else {
+            self.emit(text, source, false);
         }
     }
 
@@ -707,13 +733,6 @@ struct Piece {
 /// The decoded text of a run aligned with its source: verbatim stretches, and between them
 /// each character reference (or normalised line break) as one piece.
 fn align(value: &[u8], raw: &[u8]) -> Vec<Piece> {
-    if value == raw {
-        return vec![Piece {
-            value: (0, value.len()),
-            raw: (0, raw.len()),
-            verbatim: true,
-        }];
-    }
     let mut pieces = Vec::new();
     let (mut i, mut k) = (0, 0);
     let (mut run_i, mut run_k) = (0, 0);
