@@ -280,8 +280,9 @@ def best_of(repeat: int, run: Callable[[], Outcome]) -> Outcome:
 
 
 def load_reference() -> Callable[[str], list[str]]:
-    sys.path.insert(0, str(REPOSITORY))
-    from tests.test_html import reference_words
+    # The tests import their helpers (``_contract``) from their own folder.
+    sys.path.insert(0, str(REPOSITORY / "tests"))
+    from test_html import reference_words
 
     extract: Callable[[str], list[str]] = reference_words
     return extract
@@ -296,8 +297,7 @@ def page_facts(source: str) -> tuple[list[list[str]], Counter[str]]:
     diagrams of the Reference's grammar, hidden on the page) that spanchunk drops: the words
     a chunker misses that are SVG text of the page are counted apart."""
     import html5lib
-
-    from tests.test_html import DROPPED
+    from test_html import DROPPED
 
     root = html5lib.parse(source, namespaceHTMLElements=False)
 

@@ -15,11 +15,10 @@ from pathlib import Path
 
 import html5lib
 import pytest
+from _contract import check_chunks, parent_child_levels, recursive_levels
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from spanchunk import HtmlChunker, MarkdownChunker, ParentChildChunker
-
-from tests._contract import check_chunks, parent_child_levels, recursive_levels
 
 # What the reference drops and what it counts as a block (a word never spans one).
 DROPPED = {
