@@ -64,29 +64,27 @@ impl SourceMap {
     /// came from to where the last of them ends (`(0, 0)` for an empty map).
     #[must_use]
     pub fn source_span(&self, start: usize, end: usize) -> (usize, usize) {
-        let segments = &self.segments;
-        if segments.is_empty() {
+        if self.segments.is_empty() {
             return (0, 0);
         }
-        let first = segments
-            .partition_point(|segment| segment.text <= start)
-            .saturating_sub(1);
-        let first = &segments[first];
-        let source_start = if first.verbatim {
-            first.source + start.clamp(first.text, first.text_end) - first.text
-        } else {
-            first.source
-        };
-        let last = segments
-            .partition_point(|segment| segment.text < end)
-            .saturating_sub(1);
-        let last = &segments[last];
-        let source_end = if last.verbatim {
-            last.source + end.clamp(last.text, last.text_end) - last.text
-        } else {
-            last.source_end
-        };
+        let source_start = self.source_at(start, |segment| segment.text <= start, false);
+        let source_end = self.source_at(end, |segment| segment.text < end, true);
         (source_start, source_end.max(source_start))
+    }
+
+    /// Where text offset `offset` falls in the source, in the last segment that `before`
+    /// holds for: inside a verbatim one exactly, else at its start (or its end, for the end
+    /// of a range).
+    fn source_at(&self, offset: usize, before: impl Fn(&Segment) -> bool, end: bool) -> usize {
+        let row = self.segments.partition_point(before).saturating_sub(1);
+        let segment = &self.segments[row];
+        if segment.verbatim {
+            segment.source + offset.clamp(segment.text, segment.text_end) - segment.text
+        } else if end {
+            segment.source_end
+        } else {
+            segment.source
+        }
     }
 
     /// The map of the text bytes `start..end` alone, their offsets counted from `start`.
