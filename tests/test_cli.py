@@ -73,6 +73,9 @@ def reference_jsonl(paths: list[str], **settings: Any) -> bytes:
             header = chunk.metadata.get("table_header")
             if header is not None:
                 record["table_header"] = dict(header)
+            for key in ("page_first", "page_last"):
+                if key in chunk.metadata:
+                    record[key] = chunk.metadata[key]
             lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     return "".join(lines).encode("utf-8")
 
@@ -80,6 +83,7 @@ def reference_jsonl(paths: list[str], **settings: Any) -> bytes:
 #: The Parquet columns that JSON Lines leaves out where they are null.
 PATH_AND_FIELD_COLUMNS = (
     "headings", "symbols", "language", "source_start_byte", "source_end_byte", "table_header",
+    "page_first", "page_last",
 )  # fmt: skip
 
 
@@ -323,7 +327,8 @@ def test_parquet_reads_in_pandas(tree: Path, tmp_path: Path) -> None:
     assert list(frame.columns) == [
         "id", "document_id", "source", "level", "index", "parent_id", "child_ids",
         "start_char", "end_char", "start_byte", "end_byte", "text", "headings", "symbols",
-        "language", "source_start_byte", "source_end_byte", "table_header",
+        "language", "source_start_byte", "source_end_byte", "table_header", "page_first",
+        "page_last",
     ]  # fmt: skip
     assert set(frame["level"]) == {0, 1}
     assert frame["parent_id"].isna().sum() == (frame["level"] == 1).sum()

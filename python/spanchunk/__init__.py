@@ -39,7 +39,7 @@ from spanchunk.chunkers import (
     ParentChildChunker,
     RecursiveChunker,
 )
-from spanchunk.chunkers.settings import SENTENCES
+from spanchunk.chunkers.settings import DEFAULT_PAGE_PATTERN, SENTENCES
 from spanchunk.document import Document
 from spanchunk.errors import (
     ChunkingError,
@@ -50,6 +50,7 @@ from spanchunk.errors import (
 from spanchunk.stores import ParentRegistry, ParentStore, SqliteRegistry
 
 __all__ = [
+    "DEFAULT_PAGE_PATTERN",
     "SENTENCES",
     "Chunk",
     "Chunker",

@@ -12,6 +12,7 @@ __version__: str
 
 SPAN_COLUMNS: tuple[str, ...]
 BLANK_CHARS: str
+DEFAULT_PAGE_PATTERN: str
 
 class Splitter:
     def __new__(
@@ -31,6 +32,7 @@ class Splitter:
         length_function: Callable[[str], int] | None = None,
         language: str | None = None,
         html_content: str | None = None,
+        pages: str | None = None,
     ) -> Splitter: ...
     def measure(self, text: str) -> int: ...
     @property
@@ -53,6 +55,8 @@ class Splitter:
     def language(self) -> str | None: ...
     @property
     def html_content(self) -> str | None: ...
+    @property
+    def pages(self) -> str | None: ...
     @property
     def merge(self) -> str: ...
     @property
@@ -147,6 +151,7 @@ def build_chunks(
     metadata: Mapping[str, Any] | None,
     spans: NDArray[np.int64],
     outline: Outline | None = None,
+    pages: Splitter | None = None,
 ) -> list[Chunk]: ...
 
 class JsonlBatch:

@@ -61,6 +61,8 @@ def chunk_table_schema(*, metadata: bool = False) -> pa.Schema:
         pa.field("source_start_byte", pa.int64()),
         pa.field("source_end_byte", pa.int64()),
         pa.field("table_header", table_header_type()),
+        pa.field("page_first", pa.int64()),
+        pa.field("page_last", pa.int64()),
     ]
     if metadata:
         fields.append(pa.field("metadata", pa.string(), nullable=False))

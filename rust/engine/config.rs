@@ -4,6 +4,7 @@ use crate::code::{self, Language};
 use crate::error::ChunkError;
 use crate::html::Content;
 use crate::markdown::Outline;
+use crate::text::pages::PagePattern;
 use crate::text::sentences::SENTENCES;
 
 /// Where a separator goes when text is cut at it.
@@ -241,6 +242,10 @@ pub struct SplitterConfig {
     pub structure: Structure,
     /// How pieces are merged into a chunk.
     pub merge: Merge,
+    /// The page markers of a document cut by this level (the top level's, in a tree), or
+    /// None: no pages. Pages change no cut; every chunk of a document with markers says the
+    /// pages it spans.
+    pub pages: Option<PagePattern>,
 }
 
 impl SplitterConfig {
@@ -256,6 +261,7 @@ impl SplitterConfig {
             trim: true,
             structure: Structure::Plain,
             merge: Merge::Boundary,
+            pages: None,
         }
     }
 }

@@ -32,8 +32,8 @@ pub use config::{
 pub use plan::Splitter;
 pub use split::Prepared;
 pub use tree::{
-    check_levels, chunked_documents, cut_document, level_spans, page_content, panic_for_tests,
-    tree_spans, tree_spans_by_atoms, tree_spans_many, tree_spans_outlined,
+    check_levels, chunked_documents, cut_document, document_pages, level_spans, page_content,
+    panic_for_tests, tree_spans, tree_spans_by_atoms, tree_spans_many, tree_spans_outlined,
     tree_spans_outlined_many, tree_spans_sourced, ChunkedDocument, DocumentInput,
 };
 

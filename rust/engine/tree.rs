@@ -18,6 +18,7 @@ use crate::sizing::{CharIndex, TextWords};
 use crate::table::rows::{records_rows, SpanRow};
 use crate::table::{SpanRecord, SpanTable};
 use crate::text::chars::absent_bytes;
+use crate::text::pages::Pages;
 use crate::text::span::{CharCursor, Span};
 
 /// Cuts `splitter`'s chunks inside each parent byte span, in parent order: the records of
@@ -112,8 +113,8 @@ fn cut_tree(
 ) -> Result<(SpanTable, Option<Outline>), ChunkError> {
     if given.is_none() {
         if let Some(content) = page_content(levels) {
-            let (table, outline, _) = cut_document(levels, text, source, Some(content))?;
-            return Ok((table, outline));
+            let cut = cut_document(levels, text, source, Some(content))?;
+            return Ok((cut.table, cut.outline));
         }
     }
     check_levels(levels)?;
@@ -134,24 +135,72 @@ fn cut_tree(
     Ok((table, outline))
 }
 
+/// One document cut by every level ([`cut_document`]).
+#[derive(Debug)]
+pub struct DocumentCut {
+    /// The chunks of every level.
+    pub table: SpanTable,
+    /// Its outline, when a level is Markdown, code or HTML.
+    pub outline: Option<Outline>,
+    /// The readable text the table indexes, when the document was an HTML page.
+    pub page_text: Option<String>,
+    /// Its pages, when the levels mark pages and the document has page markers.
+    pub pages: Option<Pages>,
+}
+
 /// A document cut by every level: with `content` (levels that cut HTML), the page `text` is
-/// read first and its readable text is cut, and returned with the table its rows index.
+/// read first and its readable text is cut, and returned with the table its rows index. The
+/// page markers of the top level give the document's pages (in a page's
+/// source, moved into its readable text).
 ///
 /// # Errors
-/// A character larger than the chunk size (token sizers only), or the sizer failed.
+/// A character larger than the chunk size (token sizers only), the sizer failed, or the page
+/// marker pattern gave up on the text.
 pub fn cut_document(
     levels: &[&Splitter],
     text: &str,
     source: Option<&str>,
     content: Option<Content>,
-) -> Result<(SpanTable, Option<Outline>, Option<String>), ChunkError> {
+) -> Result<DocumentCut, ChunkError> {
+    let pattern = levels
+        .first()
+        .and_then(|level| level.config().pages.as_ref());
     if let Some(content) = content {
         let page = Page::parse(text, content);
         let (table, outline) = cut_tree(levels, &page.text, true, None, Some(page.outline))?;
-        return Ok((table, outline, Some(page.text)));
+        let pages = match (
+            pattern,
+            outline.as_ref().and_then(|o| o.source_map.as_ref()),
+        ) {
+            (Some(pattern), Some(map)) => pattern.find_in_source(text, map)?,
+            _ => None,
+        };
+        return Ok(DocumentCut {
+            table,
+            outline,
+            page_text: Some(page.text),
+            pages,
+        });
     }
     let (table, outline) = cut_tree(levels, text, true, source, None)?;
-    Ok((table, outline, None))
+    let pages = document_pages(levels.first().copied(), text)?;
+    Ok(DocumentCut {
+        table,
+        outline,
+        page_text: None,
+        pages,
+    })
+}
+
+/// The pages of `text` by the page markers of `top`, the top level (None: no pages).
+///
+/// # Errors
+/// The pattern gave up on the text.
+pub fn document_pages(top: Option<&Splitter>, text: &str) -> Result<Option<Pages>, ChunkError> {
+    match top.and_then(|level| level.config().pages.as_ref()) {
+        Some(pattern) => pattern.find(text),
+        None => Ok(None),
+    }
 }
 
 /// Cuts every level of `text` by seeking where that gives the atom engine's chunks, by
@@ -354,6 +403,8 @@ pub struct ChunkedDocument {
     pub made_key: Option<String>,
     /// The readable text its rows index, when the document was an HTML page.
     pub page_text: Option<String>,
+    /// Its pages, when its levels mark pages and it has page markers.
+    pub pages: Option<Pages>,
 }
 
 /// One document to chunk: its text, its length in chars, its id when one was given, and its
@@ -401,15 +452,17 @@ pub fn chunked_documents(
     tables
         .into_iter()
         .zip(documents)
-        .map(|((table, outline, page_text), &(text, chars, key, _))| {
-            let chars = page_text
+        .map(|(cut, &(text, chars, key, _))| {
+            let chars = cut
+                .page_text
                 .as_deref()
                 .map_or(chars, |page_text| page_text.chars().count());
             Ok(ChunkedDocument {
-                rows: records_rows(&table.records, chars)?,
-                outline,
+                rows: records_rows(&cut.table.records, chars)?,
+                outline: cut.outline,
                 made_key: key.is_none().then(|| ids::text_id(text)),
-                page_text,
+                page_text: cut.page_text,
+                pages: cut.pages,
             })
         })
         .collect()

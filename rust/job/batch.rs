@@ -291,20 +291,21 @@ pub fn run(chunkers: &Chunkers, documents: &Documents<'_>, collect: &mut impl Co
             .map_or(&*document_id, |sources| sources[position]);
         // Levels that cut HTML cut the page's readable text, which the chunks then index.
         let content = tree::page_content(levels);
-        let (table, outline, page_text) =
-            match tree::cut_document(levels, text, Some(source), content) {
-                Ok(cut) => cut,
-                Err(error) => {
-                    outcome.failures.push(Some(Failure::NotChunked(error)));
-                    continue;
-                }
-            };
-        let text: &str = page_text.as_deref().unwrap_or(text);
+        let cut = match tree::cut_document(levels, text, Some(source), content) {
+            Ok(cut) => cut,
+            Err(error) => {
+                outcome.failures.push(Some(Failure::NotChunked(error)));
+                continue;
+            }
+        };
+        let (table, outline) = (cut.table, cut.outline);
+        let text: &str = cut.page_text.as_deref().unwrap_or(text);
         let document = Document {
             text,
             source,
             document_id: &document_id,
             fingerprint: &chunkers.fingerprints[chunker],
+            pages: cut.pages.as_ref(),
         };
         outcome.sizes.push_table(levels, text, &table);
         collect.document(position, &document, table, outline);

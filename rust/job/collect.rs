@@ -272,6 +272,7 @@ mod tests {
                 source: &id,
                 document_id: &id,
                 fingerprint: "f",
+                pages: None,
             };
             jsonl::write_document(&mut expected, &document, &table, outline.as_ref());
         }

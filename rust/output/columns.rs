@@ -73,6 +73,12 @@ pub struct Columns {
     pub table_header_text: Vec<u8>,
     /// The header row's span: start and end char, start and end byte (0 where none).
     pub table_header_spans: [Vec<i64>; 4],
+    /// Whether the row's document has page markers.
+    pub has_pages: Vec<bool>,
+    /// The first page the row spans (0 where its document has no page markers).
+    pub page_first: Vec<i64>,
+    /// The last page the row spans.
+    pub page_last: Vec<i64>,
 }
 
 impl Default for Columns {
@@ -109,6 +115,9 @@ impl Default for Columns {
             table_header_offsets: vec![0],
             table_header_text: Vec::new(),
             table_header_spans: Default::default(),
+            has_pages: Vec::new(),
+            page_first: Vec::new(),
+            page_last: Vec::new(),
         }
     }
 }
@@ -262,9 +271,11 @@ impl Columns {
             self.language_text
                 .extend_from_slice(code.unwrap_or_default().as_bytes());
             self.language_offsets.push(offset(self.language_text.len()));
-            let fields = outline
-                .map(|outline| ChunkFields::of(outline, start, end))
-                .unwrap_or_default();
+            let fields = ChunkFields::of(outline, document.pages, start, end);
+            let (page_first, page_last) = fields.pages.unwrap_or_default();
+            self.has_pages.push(fields.pages.is_some());
+            self.page_first.push(i64::from(page_first));
+            self.page_last.push(i64::from(page_last));
             let (source_start, source_end) = fields.source_span.unwrap_or_default();
             self.has_source_span.push(fields.source_span.is_some());
             self.source_start_byte.push(offset(source_start));
@@ -350,6 +361,7 @@ pub(crate) mod tests {
             source: "n.md",
             document_id: "d",
             fingerprint: "f",
+            pages: None,
         };
         let mut columns = Columns::default();
         columns.push_document(0, &document, &table, None);

@@ -176,7 +176,7 @@ fn write_number(out: &mut Vec<u8>, number: i64) {
 /// `document_id`, `source`, `level`, `index`, `parent_id`, `child_ids`, `start_char`,
 /// `end_char`, `start_byte`, `end_byte`, `text`, and `headings` (the heading path, outermost
 /// first) when the document has a Markdown `outline`, or `symbols` (the symbol path) and
-/// `language` when it has a code one.
+/// `language` when it has a code one; then its [`ChunkFields`] ([`write_fields`]).
 pub fn write_document(
     out: &mut Vec<u8>,
     document: &Document<'_>,
@@ -185,6 +185,7 @@ pub fn write_document(
 ) {
     let family = Family::new(document, table);
     let escaped = EscapedText::new(document.text, table);
+    let fields_possible = ChunkFields::possible(outline, document.pages);
     // The fields every record of the document shares, escaped once.
     let mut shared = Vec::new();
     shared.extend_from_slice(b", \"document_id\": ");
@@ -266,10 +267,12 @@ pub fn write_document(
                 out.extend_from_slice(b", \"language\": ");
                 write_string(out, language);
             }
+        }
+        if fields_possible {
             write_fields(
                 out,
                 document.text,
-                &ChunkFields::of(outline, start, end),
+                &ChunkFields::of(outline, document.pages, start, end),
                 ", ",
                 ": ",
             );
@@ -279,7 +282,7 @@ pub fn write_document(
 }
 
 /// A chunk's [`ChunkFields`] as JSON members after others (`source_start_byte` and
-/// `source_end_byte`; `table_header`, an object), with `comma` and `colon` as separators
+/// `source_end_byte`; `table_header`, an object; `page_first` and `page_last`), with `comma` and `colon` as separators
 /// (`", "` and `": "` as `json.dumps` writes by default; `","` and `":"` compact).
 pub fn write_fields(out: &mut Vec<u8>, text: &str, fields: &ChunkFields, comma: &str, colon: &str) {
     let member = |out: &mut Vec<u8>, first: bool, key: &str| {
@@ -315,6 +318,12 @@ pub fn write_fields(out: &mut Vec<u8>, text: &str, fields: &ChunkFields, comma: 
         member(out, false, "end_byte");
         number(out, header.bytes.1);
         out.push(b'}');
+    }
+    if let Some((first, last)) = fields.pages {
+        member(out, false, "page_first");
+        number(out, first as usize);
+        member(out, false, "page_last");
+        number(out, last as usize);
     }
 }
 
@@ -418,6 +427,7 @@ mod tests {
             source: "dir/a\"b.txt",
             document_id: "doc",
             fingerprint: "fp",
+            pages: None,
         };
         let mut out = Vec::new();
         write_document(&mut out, &document, &table, None);
@@ -452,6 +462,7 @@ mod tests {
             source: "n.md",
             document_id: "d",
             fingerprint: "f",
+            pages: None,
         };
         let mut out = Vec::new();
         write_document(&mut out, &document, &table, Some(&outline));

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use crate::ids;
 use crate::markdown::Outline;
 use crate::table::SpanTable;
+use crate::text::pages::Pages;
 
 /// Output buffers written and dropped, kept for the next batches: a new 3.5 MB buffer per
 /// batch of JSON Lines was mapped fresh by the allocator and every page of it faulted in and
@@ -78,6 +79,8 @@ pub struct Document<'a> {
     pub document_id: &'a str,
     /// The chunker's fingerprint, hashed into every chunk id.
     pub fingerprint: &'a str,
+    /// Its pages, when it has page markers.
+    pub pages: Option<&'a Pages>,
 }
 
 /// The family of every row of an engine-made span table (levels grouped, top level first):
@@ -184,35 +187,49 @@ pub struct ChunkFields {
     pub source_span: Option<(usize, usize)>,
     /// The table's row in `outline.tables`, and its header row.
     pub table_header: Option<(usize, HeaderRow)>,
+    /// `(page_first, page_last)`: the pages the chunk spans.
+    pub pages: Option<(u32, u32)>,
 }
 
 impl ChunkFields {
-    /// The fields of the chunk at bytes `start..end` of a document with `outline`.
+    /// The fields of the chunk at bytes `start..end` of a document with `outline` (if it
+    /// has one) and `pages` (if it has page markers).
     #[must_use]
-    pub fn of(outline: &Outline, start: usize, end: usize) -> Self {
+    pub fn of(outline: Option<&Outline>, pages: Option<&Pages>, start: usize, end: usize) -> Self {
         let source_span = outline
-            .source_map
-            .as_ref()
+            .and_then(|outline| outline.source_map.as_ref())
             .map(|map| map.source_span(start, end));
-        let table_header = outline.table_at(start, end).and_then(|(row, table)| {
-            Some((
-                row,
-                HeaderRow {
-                    bytes: table.header?,
-                    chars: table.header_chars?,
-                },
-            ))
-        });
+        let table_header = outline
+            .and_then(|outline| outline.table_at(start, end))
+            .and_then(|(row, table)| {
+                Some((
+                    row,
+                    HeaderRow {
+                        bytes: table.header?,
+                        chars: table.header_chars?,
+                    },
+                ))
+            });
         Self {
             source_span,
             table_header,
+            pages: pages.map(|pages| pages.span(start, end)),
         }
     }
 
-    /// Whether the chunk carries neither.
+    /// Whether a document with `outline` and `pages` may give its chunks any field (when
+    /// not, no chunk of it has one).
+    #[must_use]
+    pub fn possible(outline: Option<&Outline>, pages: Option<&Pages>) -> bool {
+        pages.is_some()
+            || outline
+                .is_some_and(|outline| outline.source_map.is_some() || !outline.tables.is_empty())
+    }
+
+    /// Whether the chunk carries none.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.source_span.is_none() && self.table_header.is_none()
+        self.source_span.is_none() && self.table_header.is_none() && self.pages.is_none()
     }
 }
 
@@ -259,6 +276,7 @@ mod tests {
             source: "s",
             document_id: "d",
             fingerprint: "f",
+            pages: None,
         };
         let family = Family::new(&document, &table);
         assert_eq!(family.parents, vec![None, None, Some(0), Some(0), Some(1)]);

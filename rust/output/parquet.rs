@@ -64,6 +64,8 @@ pub fn chunk_schema() -> Schema {
             DataType::Struct(table_header_fields()),
             true,
         ),
+        Field::new("page_first", DataType::Int64, true),
+        Field::new("page_last", DataType::Int64, true),
     ])
 }
 
@@ -389,16 +391,13 @@ pub fn arrays(columns: Columns, repeated: Repeated) -> Result<Vec<ArrayRef>, Par
     )
     .map_err(arrow)?;
     let text = chunk_texts(columns.text_offsets, columns.text)?;
-    let has_source_span =
-        NullBuffer::from(BooleanArray::from(columns.has_source_span).values().clone());
-    let source_start_byte = Int64Array::try_new(
-        columns.source_start_byte.into(),
-        Some(has_source_span.clone()),
-    )
-    .map_err(arrow)?;
-    let source_end_byte =
-        Int64Array::try_new(columns.source_end_byte.into(), Some(has_source_span))
-            .map_err(arrow)?;
+    let [source_start_byte, source_end_byte] = nullable_pair(
+        columns.has_source_span,
+        columns.source_start_byte,
+        columns.source_end_byte,
+    )?;
+    let [page_first, page_last] =
+        nullable_pair(columns.has_pages, columns.page_first, columns.page_last)?;
     let has_table_header = NullBuffer::from(
         BooleanArray::from(columns.has_table_header)
             .values()
@@ -443,6 +442,22 @@ pub fn arrays(columns: Columns, repeated: Repeated) -> Result<Vec<ArrayRef>, Par
         Arc::new(source_start_byte),
         Arc::new(source_end_byte),
         Arc::new(table_header),
+        Arc::new(page_first),
+        Arc::new(page_last),
+    ])
+}
+
+/// Two int64 columns null together where `valid` is false (a chunk's source span, its
+/// pages).
+fn nullable_pair(
+    valid: Vec<bool>,
+    first: Vec<i64>,
+    second: Vec<i64>,
+) -> Result<[Int64Array; 2], ParquetError> {
+    let valid = NullBuffer::from(BooleanArray::from(valid).values().clone());
+    Ok([
+        Int64Array::try_new(first.into(), Some(valid.clone())).map_err(arrow)?,
+        Int64Array::try_new(second.into(), Some(valid)).map_err(arrow)?,
     ])
 }
 
@@ -591,6 +606,7 @@ mod tests {
             source: "",
             document_id: "d2",
             fingerprint: "f",
+            pages: None,
         };
         let mut columns = Columns::default();
         let table = columns::tests::parent_and_two_children();
@@ -631,6 +647,7 @@ mod tests {
             source,
             document_id: "0123456789abcdef",
             fingerprint: "f",
+            pages: None,
         };
         let mut columns = Columns::default();
         let outline = (source == "a.md").then(|| Outline::parse(text));

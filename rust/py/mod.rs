@@ -72,6 +72,10 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add("SPAN_COLUMNS", PyTuple::new(module.py(), SPAN_COLUMNS)?)?;
     module.add("BLANK_CHARS", crate::text::chars::blank_chars())?;
+    module.add(
+        "DEFAULT_PAGE_PATTERN",
+        crate::text::pages::DEFAULT_PAGE_PATTERN,
+    )?;
     module.add_class::<engine::splitter::PySplitter>()?;
     module.add_class::<chunk::PyChunk>()?;
     module.add_class::<markdown::PyOutline>()?;

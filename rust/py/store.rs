@@ -56,6 +56,7 @@ impl PyStoreBatch {
                 source: &cut.document_id,
                 document_id: &cut.document_id,
                 fingerprint: &self.fingerprint,
+                pages: None,
             },
             table: &cut.table,
             rows: &cut.rows,

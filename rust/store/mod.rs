@@ -74,43 +74,43 @@ impl StoreColumns {
             Some(outline) if outline.language.is_some() => SYMBOLS_TUPLE,
             Some(_) => HEADINGS_TUPLE,
         };
-        match outline {
-            None => {
-                metadata.push(metadata_text(document.source, None));
-                metadata_of.resize(rows, 0);
+        // The heading path depends only on how many headings come before a chunk: one text
+        // per count seen, most documents having few. Without an outline, one text for all.
+        let mut text_of_count: Vec<Option<usize>> =
+            vec![None; outline.map_or(0, |outline| outline.headings.len()) + 1];
+        let fields_possible = ChunkFields::possible(outline, document.pages);
+        for record in &table.records {
+            let start = usize::try_from(record.0[3]).unwrap_or(0);
+            let count = outline.map_or(0, |outline| outline.headings_before(start));
+            let position = *text_of_count[count].get_or_insert_with(|| {
+                metadata.push(match outline {
+                    None => metadata_text(document.source, None),
+                    Some(outline) => path_metadata_text(
+                        document.source,
+                        Some(&heading_path(outline, start)),
+                        outline.language,
+                    ),
+                });
+                metadata.len() - 1
+            });
+            let end = usize::try_from(record.0[4]).unwrap_or(0);
+            let fields = if fields_possible {
+                ChunkFields::of(outline, document.pages, start, end)
+            } else {
+                ChunkFields::default()
+            };
+            if fields.is_empty() {
+                metadata_of.push(position);
+                continue;
             }
-            Some(outline) => {
-                // The heading path depends only on how many headings come before a chunk:
-                // one text per count seen, most documents having few.
-                let mut text_of_count: Vec<Option<usize>> = vec![None; outline.headings.len() + 1];
-                for record in &table.records {
-                    let start = usize::try_from(record.0[3]).unwrap_or(0);
-                    let count = outline.headings_before(start);
-                    let position = *text_of_count[count].get_or_insert_with(|| {
-                        let path = heading_path(outline, start);
-                        metadata.push(path_metadata_text(
-                            document.source,
-                            Some(&path),
-                            outline.language,
-                        ));
-                        metadata.len() - 1
-                    });
-                    let end = usize::try_from(record.0[4]).unwrap_or(0);
-                    let fields = ChunkFields::of(outline, start, end);
-                    if fields.is_empty() {
-                        metadata_of.push(position);
-                        continue;
-                    }
-                    // A page's chunk, or a table's: its path, the bytes of the page it came
-                    // from, its table's header row.
-                    let shared = &metadata[position];
-                    let mut own = shared.as_bytes()[..shared.len() - 1].to_vec();
-                    write_fields(&mut own, document.text, &fields, ",", ":");
-                    own.push(b'}');
-                    metadata.push(String::from_utf8(own).unwrap_or_default());
-                    metadata_of.push(metadata.len() - 1);
-                }
-            }
+            // A page's chunk, a table's, or one of a text with page markers: its path, the
+            // bytes of the page it came from, its table's header row, its pages.
+            let shared = &metadata[position];
+            let mut own = shared.as_bytes()[..shared.len() - 1].to_vec();
+            write_fields(&mut own, document.text, &fields, ",", ":");
+            own.push(b'}');
+            metadata.push(String::from_utf8(own).unwrap_or_default());
+            metadata_of.push(metadata.len() - 1);
         }
         Self {
             ids,
@@ -221,6 +221,7 @@ mod tests {
             source,
             document_id: source,
             fingerprint: "fp",
+            pages: None,
         }
     }
 

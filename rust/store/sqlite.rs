@@ -295,6 +295,7 @@ mod tests {
             source: "d.txt",
             document_id: "d.txt",
             fingerprint: "fp",
+            pages: None,
         };
         let rows = StoreColumns::new(&document, &table, None);
         let mut writer = BulkWriter::open(&path, "PRAGMA journal_mode = OFF", STATEMENTS).unwrap();
@@ -410,6 +411,7 @@ mod tests {
                 source: "same",
                 document_id: "same",
                 fingerprint: "fp",
+                pages: None,
             })
             .collect();
         let rows: Vec<StoreColumns> = documents
@@ -454,6 +456,7 @@ mod tests {
             source: "big",
             document_id: "big",
             fingerprint: "fp",
+            pages: None,
         };
         let rows = StoreColumns::new(&document, &table, None);
         let error = writer

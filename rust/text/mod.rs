@@ -6,11 +6,13 @@
 //! - `search.rs`: one separator level's matches, leftmost-longest;
 //! - `sentences.rs`: words, sentences (UAX #29), passages and pages, counted and cut at;
 //! - `lines.rs`: the text's line feeds as a bit mask (SIMD), for seeking;
+//! - `pages.rs`: the pages of text converted from PDF, from its page markers;
 //! - `span.rs`: a chunk's byte and char span, and byte <-> char offset conversion.
 
 pub mod chars;
 pub mod decode;
 pub mod lines;
+pub mod pages;
 pub(crate) mod search;
 pub mod sentences;
 pub mod source_map;

@@ -87,6 +87,24 @@ impl SourceMap {
         }
     }
 
+    /// Where source byte `source` falls in the text: exactly inside a verbatim stretch, else
+    /// at the start of the first stretch made from bytes at or after it (the text's end when
+    /// none is). Stretches follow the source in order, as a page is read.
+    #[must_use]
+    pub fn text_at(&self, source: usize) -> usize {
+        let row = self
+            .segments
+            .partition_point(|segment| segment.source_end <= source);
+        match self.segments.get(row) {
+            None => self.segments.last().map_or(0, |last| last.text_end),
+            Some(segment) if segment.verbatim && source > segment.source => {
+                (segment.text + source - segment.source).min(segment.text_end)
+            }
+            Some(segment) if source > segment.source => segment.text_end,
+            Some(segment) => segment.text,
+        }
+    }
+
     /// The map of the text bytes `start..end` alone, their offsets counted from `start`.
     #[must_use]
     pub(crate) fn slice(&self, start: usize, end: usize) -> Self {
@@ -128,6 +146,11 @@ mod tests {
         assert_eq!(map.source_span(1, 2), (1, 2));
         assert_eq!(map.source_span(3, 4), (5, 6));
         assert_eq!(map.source_span(2, 3), (2, 5));
+        assert_eq!(map.text_at(0), 0);
+        assert_eq!(map.text_at(1), 1);
+        assert_eq!(map.text_at(3), 3);
+        assert_eq!(map.text_at(5), 3);
+        assert_eq!(map.text_at(9), 4);
         let tail = map.slice(1, 4);
         assert_eq!(tail.source_span(0, 3), (1, 6));
     }

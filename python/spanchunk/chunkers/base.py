@@ -479,7 +479,14 @@ class Chunker:
                 warn_skipped(position, error, stacklevel=3)
                 continue
             chunks.extend(
-                self._wrap(document, spans, fingerprint, leaves_only=leaves_only, outline=outline)
+                self._wrap(
+                    document,
+                    spans,
+                    fingerprint,
+                    leaves_only=leaves_only,
+                    outline=outline,
+                    pages=levels[0] if isinstance(levels[0], _core.Splitter) else None,
+                )
             )
         return chunks
 
@@ -565,11 +572,19 @@ class Chunker:
         *,
         leaves_only: bool,
         outline: _core.Outline | None = None,
+        pages: _core.Splitter | None = None,
     ) -> list[Chunk]:
         """Chunk objects for one document's span array; parents go to the registry. With a
-        Markdown ``outline``, every chunk's metadata holds its heading path."""
+        Markdown ``outline``, every chunk's metadata holds its heading path; with ``pages``
+        (the top level, when built in), the pages its markers give."""
         chunks = _core.build_chunks(
-            document.text, document.id, fingerprint, document.chunk_metadata(), spans, outline
+            document.text,
+            document.id,
+            fingerprint,
+            document.chunk_metadata(),
+            spans,
+            outline,
+            pages,
         )
         # Rows go level by level, the leaves last: a binary search finds the first leaf
         # (a numpy count costs more than the whole wrap of a small document).

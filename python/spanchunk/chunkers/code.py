@@ -76,7 +76,8 @@ class CodeChunker(RecursiveChunker, built_in=True):
 
     Args:
         chunk_size, overlap, min_chunk_size, separators, keep_separator, trim, unit,
-            encoding, name, tokenizer, length_function, merge: As for ``RecursiveChunker``.
+            encoding, name, tokenizer, length_function, merge, pages: As for
+            ``RecursiveChunker``.
         language: A language name (``"python"``, ``"rust"``, ``"javascript"``,
             ``"typescript"``, ``"tsx"``, ``"go"``, ``"java"``, ``"c"``, ``"cpp"``; aliases
             such as ``"py"`` or ``"c++"`` too), or None: each document's language is read
@@ -130,6 +131,7 @@ class CodeChunker(RecursiveChunker, built_in=True):
         tokenizer: object = None,
         length_function: Callable[[str], int] | None = None,
         merge: Merge = "boundary",
+        pages: bool | str = True,
     ) -> None:
         self._configure(language=language)
         super().__init__(
@@ -145,6 +147,7 @@ class CodeChunker(RecursiveChunker, built_in=True):
             tokenizer=tokenizer,
             length_function=length_function,
             merge=merge,
+            pages=pages,
         )
 
     def _structure(self) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from spanchunk.chunkers.settings import (
     UnitSetting,
     nested_settings,
     overlap_setting,
+    pages_setting,
     positive_size,
     sizes_setting,
 )
@@ -37,19 +38,25 @@ __all__ = ["HierarchicalChunker", "ParentChildChunker"]
 
 
 def _level_setting(
-    name: str, value: object, size: int, units: Sizing, language: str | None = None
+    name: str,
+    value: object,
+    size: int,
+    units: Sizing,
+    language: str | None = None,
+    *,
+    pages: bool | str = True,
 ) -> Chunker | None:
     """A level's chunker: a Chunker, None (the default), or "markdown" (a MarkdownChunker of
     the level's size, in the tree's unit), "html" (an HtmlChunker of the level's size: every
     document is then a page, and every level cuts its readable text), "code" (a CodeChunker
     of the level's size, in ``language``: None for each document's) or "text" (the
-    default)."""
+    default); each with the tree's ``pages``."""
     if value == "markdown":
-        return _recursive(size, 0, units, MarkdownChunker)
+        return _recursive(size, 0, units, MarkdownChunker, pages=pages)
     if value == "html":
-        return _recursive(size, 0, units, HtmlChunker)
+        return _recursive(size, 0, units, HtmlChunker, pages=pages)
     if value == "code":
-        return _code(size, 0, units, language)
+        return _code(size, 0, units, language, pages)
     if value == "text":
         return None
     if value is None or isinstance(value, Chunker):
@@ -60,9 +67,14 @@ def _level_setting(
     )
 
 
-def _code(size: int, overlap: int, units: Sizing, language: str | None) -> CodeChunker:
+def _code(
+    size: int, overlap: int, units: Sizing, language: str | None, pages: bool | str
+) -> CodeChunker:
     """A code level of a tree chunker, in the tree's (already validated) unit."""
-    return cast("CodeChunker", _recursive(size, overlap, units, CodeChunker, language=language))
+    return cast(
+        "CodeChunker",
+        _recursive(size, overlap, units, CodeChunker, language=language, pages=pages),
+    )
 
 
 def _language_of_tree(_tree: object, value: object) -> str | None:
@@ -87,7 +99,9 @@ def _chunkers_setting(tree: HierarchicalChunker, chunkers: object) -> tuple[Chun
             "item per level (None for the default RecursiveChunker of that size)"
         )
     return tuple(
-        _level_setting(f"chunkers[{position}]", chunker, size, tree._sizing, tree._language)
+        _level_setting(
+            f"chunkers[{position}]", chunker, size, tree._sizing, tree._language, pages=tree._pages
+        )
         for position, (size, chunker) in enumerate(zip(sizes, chunkers, strict=True))
     )
 
@@ -160,6 +174,9 @@ class HierarchicalChunker(BuiltInChunker, built_in=True, hooks=("chunk_tree",)):
             parent from the hit alone. Changes metadata only, not spans or ids.
         language: The language of the ``"code"`` levels (``"python"``, ``"rust"``, ...; see
             ``CodeChunker``); None: each document's, by the ending of its ``source``.
+        pages: The page markers of the levels the tree makes (see ``RecursiveChunker``):
+            every chunk of a document with markers carries ``metadata["page_first"]`` and
+            ``metadata["page_last"]``. A chunker given for the top level uses its own.
 
     Raises:
         TypeError: A size is not an int, or a chunkers item is not a Chunker.
@@ -184,6 +201,7 @@ class HierarchicalChunker(BuiltInChunker, built_in=True, hooks=("chunk_tree",)):
     _sizes: tuple[int, ...]
     _overlap: int
     _language: str | None
+    _pages: bool | str
 
     sizes: Setting[tuple[int, ...]] = Setting(
         "The size of every level, top first.",
@@ -219,6 +237,11 @@ class HierarchicalChunker(BuiltInChunker, built_in=True, hooks=("chunk_tree",)):
         check=_language_of_tree,
         shown=lambda language: language is not None,
     )
+    pages: Setting[bool | str] = Setting(
+        "The page markers of the levels the tree makes (see ``RecursiveChunker``).",
+        check=lambda _tree, value: pages_setting(value),
+        shown=lambda pages: pages is not True,
+    )
 
     # Positional settings mirror the documented signature (HierarchicalChunker([2048, 512])).
     def __init__(  # noqa: PLR0917
@@ -235,10 +258,12 @@ class HierarchicalChunker(BuiltInChunker, built_in=True, hooks=("chunk_tree",)):
         length_function: Callable[[str], int] | None = None,
         parent_content: bool = False,
         language: str | None = None,
+        pages: bool | str = True,
     ) -> None:
         self._configure(
             unit=(unit, encoding, tokenizer, length_function),
             language=language,
+            pages=pages,
             sizes=sizes,
             overlap=overlap,
             chunkers=chunkers,
@@ -251,7 +276,9 @@ class HierarchicalChunker(BuiltInChunker, built_in=True, hooks=("chunk_tree",)):
             tuple(
                 chunker
                 if chunker is not None
-                else _recursive(size, self._overlap if depth == leaf else 0, self._sizing)
+                else _recursive(
+                    size, self._overlap if depth == leaf else 0, self._sizing, pages=self._pages
+                )
                 for depth, (size, chunker) in enumerate(
                     zip(self._sizes, self._given_chunkers, strict=True)
                 )
@@ -379,6 +406,9 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
             parent from the hit alone. Changes metadata only, not spans or ids.
         language: The language of ``"code"`` levels (``"python"``, ``"rust"``, ...; see
             ``CodeChunker``); None: each document's, by the ending of its ``source``.
+        pages: The page markers of the levels the tree makes (see ``RecursiveChunker``):
+            every chunk of a document with markers carries ``metadata["page_first"]`` and
+            ``metadata["page_last"]``. A chunker given for the top level uses its own.
 
     Raises:
         TypeError: A size is not an int, or a chunker is not a Chunker.
@@ -416,7 +446,12 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
     parent_chunker: Setting[Chunker] = Setting(
         "The chunker that cuts the parents.",
         check=lambda tree, value: _level_setting(
-            "parent_chunker", value, tree.parent_size, tree._sizing, tree._language
+            "parent_chunker",
+            value,
+            tree.parent_size,
+            tree._sizing,
+            tree._language,
+            pages=tree._pages,
         ),
         read=lambda tree: tree._level_chunkers[0],
         entry=lambda tree: nested_settings(tree._parent_chunker),
@@ -425,7 +460,7 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
     child_chunker: Setting[Chunker] = Setting(
         "The chunker that cuts each parent into children.",
         check=lambda tree, value: _level_setting(
-            "child_chunker", value, tree.child_size, tree._sizing, tree._language
+            "child_chunker", value, tree.child_size, tree._sizing, tree._language, pages=tree._pages
         ),
         read=lambda tree: tree._level_chunkers[1],
         entry=lambda tree: nested_settings(tree._child_chunker),
@@ -442,6 +477,11 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         'The language of ``"code"`` levels (None: each document\'s).',
         check=_language_of_tree,
         shown=lambda language: language is not None,
+    )
+    pages: Setting[bool | str] = Setting(
+        "The page markers of the levels the tree makes (see ``RecursiveChunker``).",
+        check=lambda _tree, value: pages_setting(value),
+        shown=lambda pages: pages is not True,
     )
 
     # Positional settings mirror the documented signature (ParentChildChunker(2000, 400)).
@@ -460,10 +500,12 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         length_function: Callable[[str], int] | None = None,
         parent_content: bool = False,
         language: str | None = None,
+        pages: bool | str = True,
     ) -> None:
         self._configure(
             unit=(unit, encoding, tokenizer, length_function),
             language=language,
+            pages=pages,
             parent_size=parent_size,
             child_size=child_size,
             child_overlap=child_overlap,
@@ -480,7 +522,11 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
         default_child: Chunker
         if isinstance(given_parent, CodeChunker):
             default_child = _code(
-                self._child_size, self._child_overlap, self._sizing, given_parent.language
+                self._child_size,
+                self._child_overlap,
+                self._sizing,
+                given_parent.language,
+                self._pages,
             )
         elif isinstance(given_parent, HtmlChunker):
             # HTML parents: children cut the same readable text by the page's sections.
@@ -490,19 +536,20 @@ class ParentChildChunker(HierarchicalChunker, built_in=True):
                 self._sizing,
                 HtmlChunker,
                 content=given_parent.content,
+                pages=self._pages,
             )
         else:
             child_type = (
                 MarkdownChunker if isinstance(given_parent, MarkdownChunker) else RecursiveChunker
             )
             default_child = _recursive(
-                self._child_size, self._child_overlap, self._sizing, child_type
+                self._child_size, self._child_overlap, self._sizing, child_type, pages=self._pages
             )
         self._setup(
             (
                 given_parent
                 if given_parent is not None
-                else _recursive(self._parent_size, 0, self._sizing),
+                else _recursive(self._parent_size, 0, self._sizing, pages=self._pages),
                 given_child if given_child is not None else default_child,
             ),
             registry,

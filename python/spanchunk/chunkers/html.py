@@ -50,7 +50,8 @@ class HtmlChunker(RecursiveChunker, built_in=True):
 
     Args:
         chunk_size, overlap, min_chunk_size, separators, keep_separator, trim, unit,
-            encoding, name, tokenizer, length_function, merge: As for ``RecursiveChunker``.
+            encoding, name, tokenizer, length_function, merge, pages: As for
+            ``RecursiveChunker``.
         content: ``"main"`` (the default): the page's main content where it marks one (its
             first ``main`` element or element with ``role="main"``, else its ``article``
             when it has exactly one), the whole body otherwise; ``"body"``: the whole body.
@@ -97,6 +98,7 @@ class HtmlChunker(RecursiveChunker, built_in=True):
         tokenizer: object = None,
         length_function: Callable[[str], int] | None = None,
         merge: Merge = "boundary",
+        pages: bool | str = True,
     ) -> None:
         self._configure(content=content)
         super().__init__(
@@ -112,6 +114,7 @@ class HtmlChunker(RecursiveChunker, built_in=True):
             tokenizer=tokenizer,
             length_function=length_function,
             merge=merge,
+            pages=pages,
         )
 
     def _structure(self) -> dict[str, Any]:

@@ -37,7 +37,7 @@ class MarkdownChunker(RecursiveChunker, built_in=True):
 
     Args:
         chunk_size, overlap, min_chunk_size, separators, keep_separator, trim, unit,
-            encoding, name: As for ``RecursiveChunker``.
+            encoding, name, pages: As for ``RecursiveChunker``.
 
     Example:
         >>> from spanchunk import MarkdownChunker

@@ -14,11 +14,13 @@ from spanchunk.chunkers.settings import (
     UnitSetting,
     bool_setting,
     core_keep_separator,
+    core_pages,
     keep_separator_setting,
     merge_setting,
     min_chunk_size_setting,
     name_setting,
     overlap_setting,
+    pages_setting,
     positive_size,
     separators_setting,
     splitter_cut,
@@ -76,6 +78,12 @@ class RecursiveChunker(BuiltInChunker, built_in=True):
             padding. ``settings()`` names it by the hash of its content.
         length_function: With ``unit="token"``: any callable ``str -> int``. The slow path:
             the core calls it for every measurement, holding the GIL.
+        pages: Page markers of text converted from PDF (see ``docs/pages.md``): True (the
+            default) recognises form feeds and the markers of the common converters
+            (``DEFAULT_PAGE_PATTERN``), a str is a regular expression of one's own, False
+            marks no pages. Every chunk of a document with markers carries
+            ``metadata["page_first"]`` and ``metadata["page_last"]``. Changes metadata
+            only, not spans or ids.
 
     Raises:
         TypeError: A size is not an int, or separators are not strings.
@@ -139,6 +147,11 @@ class RecursiveChunker(BuiltInChunker, built_in=True):
         check=lambda _chunker, value: name_setting(value),
         shown=lambda name: name is not None,
     )
+    pages: Setting[bool | str] = Setting(
+        "The page markers: True (the defaults), False (none) or a regular expression.",
+        check=lambda _chunker, value: pages_setting(value),
+        shown=lambda pages: pages is not True,
+    )
 
     # Where each setting's checked value is stored (``Setting`` keeps it as ``_<name>``).
     _chunk_size: int
@@ -147,6 +160,7 @@ class RecursiveChunker(BuiltInChunker, built_in=True):
     _keep_separator: KeepSeparator
     _trim: bool
     _merge: Merge
+    _pages: bool | str
 
     # Positional settings mirror the documented signature (RecursiveChunker(512, 50)).
     def __init__(  # noqa: PLR0917
@@ -164,6 +178,7 @@ class RecursiveChunker(BuiltInChunker, built_in=True):
         tokenizer: object = None,
         length_function: Callable[[str], int] | None = None,
         merge: Merge = "boundary",
+        pages: bool | str = True,
     ) -> None:
         self._configure(
             unit=(unit, encoding, tokenizer, length_function),
@@ -175,6 +190,7 @@ class RecursiveChunker(BuiltInChunker, built_in=True):
             trim=trim,
             merge=merge,
             name=name,
+            pages=pages,
         )
         self._rebuild()
 
@@ -188,6 +204,7 @@ class RecursiveChunker(BuiltInChunker, built_in=True):
                 keep_separator=core_keep_separator(self._keep_separator),
                 trim=self._trim,
                 merge=self._merge,
+                pages=core_pages(self._pages),
                 **self._structure(),
                 **self._sizing.core(),
             )

@@ -22,6 +22,7 @@ from spanchunk import _core
 from spanchunk.units import Sizing, qualified_name, sizing
 
 __all__ = [
+    "DEFAULT_PAGE_PATTERN",
     "SENTENCES",
     "KeepSeparator",
     "Merge",
@@ -208,6 +209,39 @@ def merge_setting(merge: object) -> Merge:
         f"level that fits, and ends there) or 'greedy' (a chunk takes pieces of any level "
         f"while they fit), got {merge!r}"
     )
+
+
+#: The page markers every chunker recognises by default (``pages=True``), a regular
+#: expression: form feeds, an HTML comment saying "page break" or naming the page, pymupdf4llm's
+#: ``--- end of page=N ---`` and marker's ``{N}`` and 48 dashes (see ``docs/pages.md``).
+DEFAULT_PAGE_PATTERN: str = _core.DEFAULT_PAGE_PATTERN
+
+
+def pages_setting(value: object) -> bool | str:
+    """Page markers: True (the default markers, ``DEFAULT_PAGE_PATTERN``), False (none), or a
+    regular expression of one's own (compiled by the core, which refuses a bad one)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, str):
+        raise ValueError(
+            "pages must not be empty: give a regular expression that matches a page marker, "
+            "True for the default markers, or False for none"
+        )
+    raise TypeError(
+        "pages must be True (the default page markers), False (none) or a regular "
+        f"expression as a str, not {type(value).__name__}"
+    )
+
+
+def core_pages(value: bool | str) -> str | None:
+    """The core's page marker pattern of a ``pages`` setting (None: no pages)."""
+    if value is True:
+        return DEFAULT_PAGE_PATTERN
+    if value is False:
+        return None
+    return value
 
 
 def bool_setting(name: str, value: object) -> bool:

@@ -53,11 +53,13 @@ text releases the GIL.
   an (n, 7) span array of ``text``: xxh3-64 of (document id, fingerprint, level, the hash of
   the row's text, how many rows of that level and text come before it).
 - ``Chunk``: the public ``spanchunk.Chunk`` (see ``chunk.py``); frozen, hashable, picklable.
-- ``build_chunks(text, document_id, fingerprint, metadata, spans, outline=None)``: ``Chunk``
-  objects for every row of an (n, 7) span array, in row order: ids as ``chunk_ids`` gives
-  them, texts sliced from ``text``, parent ids and child-id tuples linked through the
+- ``build_chunks(text, document_id, fingerprint, metadata, spans, outline=None, pages=None)``:
+  ``Chunk`` objects for every row of an (n, 7) span array, in row order: ids as ``chunk_ids``
+  gives them, texts sliced from ``text``, parent ids and child-id tuples linked through the
   ``parent`` column, ``metadata`` frozen once and shared by every chunk (with an ``outline``:
-  one mapping per heading path, ``metadata`` plus ``"headings"``). ``ValueError`` when a row
+  one mapping per heading path, ``metadata`` plus ``"headings"``; with ``pages``, a
+  ``Splitter`` whose page markers the text has: each chunk's ``"page_first"`` and
+  ``"page_last"``). ``ValueError`` when a row
   is malformed (negative, reversed, past the end of the text, levels out of order, a parent
   that is not a row of the level above).
 - ``chunk_documents(levels, texts, document_ids, metadatas, fingerprint, workers=1)``: every

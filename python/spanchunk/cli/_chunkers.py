@@ -142,17 +142,36 @@ def run_settings(args: argparse.Namespace) -> dict[str, Any]:
         "merge": args.merge,
         "format": args.format,
         **({"language": args.language} if getattr(args, "language", None) else {}),
+        # Pages change metadata alone; the default is left out, as stores made before the
+        # option recorded it.
+        **({"pages": _pages(args)} if _pages(args) is not True else {}),
     }
 
 
+def _pages(args: argparse.Namespace) -> bool | str:
+    """``--pages REGEX`` or ``--no-pages`` as the API's ``pages`` (True: the defaults)."""
+    if getattr(args, "no_pages", False):
+        return False
+    pattern = getattr(args, "pages", None)
+    return True if pattern is None else pattern
+
+
 def _level_chunker(
-    size: int, overlap: int, units: dict[str, object], kind: str | None, merge: str = "boundary"
+    size: int,
+    overlap: int,
+    units: dict[str, object],
+    kind: str | None,
+    merge: str = "boundary",
+    *,
+    pages: bool | str = True,
 ) -> object:
     """A level of the chunker of one kind of file: None (text), "markdown", "html" or a
     language."""
     from spanchunk import CodeChunker, HtmlChunker, MarkdownChunker, RecursiveChunker  # noqa: PLC0415
 
     extra: dict[str, object] = {} if merge == "boundary" else {"merge": merge}
+    if pages is not True:
+        extra["pages"] = pages
     if kind is None:
         return RecursiveChunker(size, overlap=overlap, **extra, **units)  # type: ignore[arg-type]
     if kind == "markdown":
@@ -197,6 +216,7 @@ def _make_chunkers(args: argparse.Namespace) -> FileChunkers:
     child_unit = args.child_unit or args.unit
     chunkers: list[HierarchicalChunker] = []
     greedy = args.merge == "greedy"
+    pages = _pages(args)
     # HTML pages get a chunker of their own with every format that reads them.
     kinds = (None, "markdown", *_languages(args), *(["html"] if _reads_html(args) else []))
     for kind in kinds if args.sizes is not None else ():
@@ -211,10 +231,17 @@ def _make_chunkers(args: argparse.Namespace) -> FileChunkers:
             parent_chunker, language = "code", (None if kind == EACH_LANGUAGE else kind)
         if greedy or (args.child_unit is not None and args.child_unit != args.unit):
             child_chunker = _level_chunker(
-                args.child_size, args.overlap, _units(child_unit, args), kind, args.merge
+                args.child_size,
+                args.overlap,
+                _units(child_unit, args),
+                kind,
+                args.merge,
+                pages=pages,
             )
         if greedy:
-            parent_chunker = _level_chunker(args.parent_size, 0, parent_units, kind, "greedy")
+            parent_chunker = _level_chunker(
+                args.parent_size, 0, parent_units, kind, "greedy", pages=pages
+            )
         chunkers.append(
             ParentChildChunker(
                 parent_size=args.parent_size,
@@ -223,6 +250,7 @@ def _make_chunkers(args: argparse.Namespace) -> FileChunkers:
                 parent_chunker=parent_chunker,  # type: ignore[arg-type]
                 child_chunker=child_chunker,  # type: ignore[arg-type]
                 language=language,
+                pages=pages,
                 **parent_units,  # type: ignore[arg-type]
             )
         )
@@ -274,6 +302,7 @@ def _tree_chunker(
         args.overlap,
         chunkers=[top, *([None] * (len(args.sizes) - 1))],
         language=language,
+        pages=_pages(args),
         **units,  # type: ignore[arg-type]
     )
 

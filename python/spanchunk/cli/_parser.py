@@ -285,6 +285,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --format code: the files' programming language (python, rust, javascript, "
         "typescript, tsx, go, java, c, cpp), instead of each file's by its name's ending",
     )
+    pages = chunk.add_mutually_exclusive_group()
+    pages.add_argument(
+        "--pages",
+        default=None,
+        metavar="REGEX",
+        help="the page markers of text converted from PDF, as a regular expression (a named "
+        "group 'page' gives the number of the page a marker starts; see docs/pages.md); every "
+        "chunk of a file with markers carries page_first and page_last (default: form feeds "
+        "and the markers of docling, marker, pymupdf4llm and HTML page comments)",
+    )
+    pages.add_argument(
+        "--no-pages",
+        action="store_true",
+        help="mark no pages: no page_first and page_last, whatever the files hold",
+    )
     chunk.add_argument(
         "--input-encoding",
         default=None,

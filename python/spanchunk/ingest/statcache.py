@@ -23,6 +23,7 @@ Speed: ``benches/NOTES.md``, under ``python/spanchunk/ingest/statcache.py``.
 from __future__ import annotations
 
 import os
+import shlex
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -111,8 +112,11 @@ def check_store_settings(
                 f"this run {option_value(new)}"
                 for name, old, new in differences
             )
+            # The store's options, and "without" those it was filled without.
             options = " ".join(
-                option_text(name, old) for name, old, _ in differences if option_text(name, old)
+                option_text(name, old) or f"without {option_text(name, new)}"
+                for name, old, new in differences
+                if option_text(name, old) or option_text(name, new)
             )
             raise OutputError(
                 f"-o {given}: the store was filled with other settings ({said}), and a store "
@@ -143,6 +147,8 @@ def option_text(setting: str, value: object) -> str:
     """The option that sets ``setting`` to ``value``, as typed."""
     if value is None:
         return ""
+    if setting == "pages":
+        return "--no-pages" if value is False else f"--pages {shlex.quote(str(value))}"
     return f"{option_name(setting)} {option_value(value)}"
 
 
@@ -151,6 +157,8 @@ def option_value(value: object) -> str:
     ``1600,400,100``; None as ``none``)."""
     if value is None:
         return "none"
+    if value is False:
+        return "off"
     if isinstance(value, list):
         return ",".join(str(item) for item in value)
     return str(value)
@@ -181,7 +189,17 @@ REMEMBERED_SKIPS = frozenset({BINARY, NOT_UTF8})
 def run_fingerprint(chunkers: FileChunkers) -> str:
     """The fingerprint a run records in the store: that of its one chunker with ``--format
     text``, ``markdown`` or ``code --language`` (the API's chunker with those settings can
-    add to the store), of all of them with ``auto`` (and ``code``)."""
+    add to the store), of all of them with ``auto`` (and ``code``); with page markers other
+    than the defaults (``--pages``, ``--no-pages``), folded with them: pages change no id,
+    but a store keeps the pages of one setting."""
+    fingerprint = _chunkers_fingerprint(chunkers)
+    pages = (chunkers.settings or {}).get("pages")
+    if pages is None:
+        return fingerprint
+    return fingerprint_of({"fingerprint": fingerprint, "pages": pages})
+
+
+def _chunkers_fingerprint(chunkers: FileChunkers) -> str:
     if chunkers.format == "text":
         return chunkers.text.fingerprint()
     if chunkers.format == "markdown":

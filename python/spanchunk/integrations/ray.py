@@ -89,6 +89,8 @@ def chunk_schema() -> pa.Schema:
     ``table_hea...  struct, null    the header row of the chunk's table (``text``,
                                     ``start_char``, ``end_char``, ``start_byte``,
                                     ``end_byte``); null outside a table with one
+    ``page_first``  int64, null     the first and last page the chunk spans (see
+    ``page_last``                   ``pages``); null where its document marks none
     ``metadata``    string          the document's metadata as a JSON object
     ==============  ==============  ====================================================
     """

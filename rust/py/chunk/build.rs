@@ -10,10 +10,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
 use super::fields::{
-    frozen_metadata, own_metadata, plain_dict, SharedDocument, MAPPING_PROXY_TYPE,
+    frozen_metadata, own_metadata, plain_dict, sources_of, SharedDocument, MAPPING_PROXY_TYPE,
 };
 use super::object::PyChunk;
-use crate::engine::{self, DocumentInput, Splitter, Structure};
+use crate::engine::{self, DocumentInput, Splitter};
 use crate::markdown::Outline;
 use crate::output::ChunkFields;
 use crate::py::convert::{int_rows, worker_count};
@@ -21,6 +21,7 @@ use crate::py::engine::splitter::{splitters, PySplitter};
 use crate::py::markdown::PyOutline;
 use crate::table::rows::{checked_rows, LinkedRows, SpanRow};
 use crate::table::SPAN_COLUMNS;
+use crate::text::pages::Pages;
 
 /// The rows of a (n, 7) span table, each checked against the text: non-negative, not
 /// reversed, char spans inside the text.
@@ -32,7 +33,7 @@ fn span_rows(spans: &PyReadonlyArray2<'_, i64>, text_chars: usize) -> PyResult<V
 /// `Chunk` objects for every row of a document's (n, 7) span table, in row order (see
 /// `document_chunks`); the path for spans that custom levels made.
 #[pyfunction]
-#[pyo3(signature = (text, document_id, fingerprint, metadata, spans, outline = None))]
+#[pyo3(signature = (text, document_id, fingerprint, metadata, spans, outline = None, pages = None))]
 pub(crate) fn build_chunks<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
@@ -41,10 +42,14 @@ pub(crate) fn build_chunks<'py>(
     metadata: Option<&Bound<'py, PyAny>>,
     spans: PyReadonlyArray2<'py, i64>,
     outline: Option<&Bound<'py, PyOutline>>,
+    pages: Option<&Bound<'py, PySplitter>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let rows = span_rows(&spans, text.len()?)?;
     let document_key = document_id.to_str()?.to_owned();
     let outline = outline.map(|outline| &outline.get().inner);
+    // The page markers of `pages`, the tree's top level (the spans came from Python).
+    let (source, top) = (text.to_str()?, pages.map(|level| &*level.get().inner));
+    let pages = crate::py::gil::detach(py, || engine::document_pages(top, source))??;
     document_chunks(
         py,
         text,
@@ -52,6 +57,7 @@ pub(crate) fn build_chunks<'py>(
         metadata,
         (LinkedRows::new(rows)?, document_key, Arc::from(fingerprint)),
         outline,
+        pages.as_ref(),
     )
 }
 
@@ -94,32 +100,9 @@ pub(crate) fn chunk_documents<'py>(
                 metadata.as_ref(),
                 (document.rows, document.key, Arc::clone(&fingerprint)),
                 document.outline.as_ref(),
+                document.pages.as_ref(),
             )?;
             Ok((chunks, first_leaf))
-        })
-        .collect()
-}
-
-/// Each document's `metadata["source"]` (a str, else None) where a level is code of no
-/// given language, which reads its language from there; empty otherwise.
-fn sources_of(
-    levels: &[Bound<'_, PySplitter>],
-    metadatas: &[Option<Bound<'_, PyAny>>],
-) -> PyResult<Vec<Option<String>>> {
-    let reads_sources = levels
-        .iter()
-        .any(|level| level.get().inner.config().structure == Structure::Code(None));
-    if !reads_sources {
-        return Ok(Vec::new());
-    }
-    metadatas
-        .iter()
-        .map(|metadata| {
-            let Some(metadata) = metadata else {
-                return Ok(None);
-            };
-            let source = metadata.call_method1(intern!(metadata.py(), "get"), ("source",))?;
-            Ok(source.extract::<String>().ok())
         })
         .collect()
 }
@@ -133,6 +116,8 @@ pub(crate) struct CutDocument<'py> {
     pub(crate) outline: Option<Outline>,
     /// The readable text the rows index, when the document was an HTML page.
     pub(crate) page_text: Option<Bound<'py, PyString>>,
+    /// Its pages, when its levels mark pages and it has page markers.
+    pub(crate) pages: Option<Pages>,
 }
 
 /// Every level of many documents, with the GIL released, on `workers` threads (1: this
@@ -184,6 +169,7 @@ pub(crate) fn cut_documents<'py>(
                 page_text: document
                     .page_text
                     .map(|page_text| PyString::new(py, &page_text)),
+                pages: document.pages,
             })
         })
         .collect()
@@ -201,6 +187,7 @@ fn document_chunks<'py>(
     metadata: Option<&Bound<'py, PyAny>>,
     (rows, document_key, fingerprint): (LinkedRows, String, Arc<str>),
     outline: Option<&Outline>,
+    pages: Option<&Pages>,
 ) -> PyResult<Bound<'py, PyList>> {
     let metadata = frozen_metadata(py, metadata)?;
     let mut paths = outline.map(|outline| HeadingPaths::new(outline, &metadata));
@@ -211,25 +198,25 @@ fn document_chunks<'py>(
         fingerprint,
         rows,
     ));
-    // A page's chunks (their source spans) and the chunks of tables (their header rows)
-    // have metadata of their own.
-    let own_fields =
-        outline.filter(|outline| outline.source_map.is_some() || !outline.tables.is_empty());
+    // A page's chunks (their source spans), the chunks of tables (their header rows) and
+    // those of a text with page markers (their pages) have metadata of their own.
+    let own_fields = ChunkFields::possible(outline, pages);
     let mut headers: Vec<Option<Bound<'py, PyAny>>> =
-        vec![None; own_fields.map_or(0, |outline| outline.tables.len())];
+        vec![None; outline.map_or(0, |outline| outline.tables.len())];
     for (number, row) in shared.rows.rows.iter().enumerate() {
-        let metadata = match (paths.as_mut(), own_fields) {
-            (None, _) => metadata.clone().unbind(),
-            (Some(paths), None) => paths.metadata(py, row.start_byte)?.unbind(),
-            (Some(paths), Some(outline)) => {
-                let path_metadata = paths.metadata(py, row.start_byte)?;
-                let fields = ChunkFields::of(outline, row.start_byte, row.end_byte);
-                if fields.is_empty() {
-                    path_metadata.unbind()
-                } else {
-                    own_metadata(py, &path_metadata, &fields, text, &mut headers)?.unbind()
-                }
-            }
+        let path_metadata = match paths.as_mut() {
+            None => metadata.clone(),
+            Some(paths) => paths.metadata(py, row.start_byte)?,
+        };
+        let fields = if own_fields {
+            ChunkFields::of(outline, pages, row.start_byte, row.end_byte)
+        } else {
+            ChunkFields::default()
+        };
+        let metadata = if fields.is_empty() {
+            path_metadata.unbind()
+        } else {
+            own_metadata(py, &path_metadata, &fields, text, &mut headers)?.unbind()
         };
         let chunk = PyChunk::of_row(&shared, number, document_id.clone().unbind(), metadata);
         chunks.push(Bound::new(py, chunk)?);

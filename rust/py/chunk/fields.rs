@@ -10,7 +10,9 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 
+use crate::engine::Structure;
 use crate::output::ChunkFields;
+use crate::py::engine::splitter::PySplitter;
 use crate::table::rows::LinkedRows;
 
 // ------------------------------------------------------------------------------------ chunks
@@ -182,7 +184,8 @@ impl SharedDocument {
 }
 
 /// The metadata of a chunk that has fields of its own: its path's, with the span of the page
-/// it came from and the header row of the table it is in (one dict per table, shared).
+/// it came from, the header row of the table it is in (one dict per table, shared) and the
+/// pages it spans.
 pub(crate) fn own_metadata<'py>(
     py: Python<'py>,
     path_metadata: &Bound<'py, PyAny>,
@@ -214,9 +217,37 @@ pub(crate) fn own_metadata<'py>(
         };
         own.set_item(intern!(py, "table_header"), made)?;
     }
+    if let Some((first, last)) = fields.pages {
+        own.set_item(intern!(py, "page_first"), first)?;
+        own.set_item(intern!(py, "page_last"), last)?;
+    }
     MAPPING_PROXY_TYPE
         .import(py, "types", "MappingProxyType")?
         .call1((own,))
 }
 
 static FROZEN_DICT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// Each document's `metadata["source"]` (a str, else None) where a level is code of no
+/// given language, which reads its language from there; empty otherwise.
+pub(crate) fn sources_of(
+    levels: &[Bound<'_, PySplitter>],
+    metadatas: &[Option<Bound<'_, PyAny>>],
+) -> PyResult<Vec<Option<String>>> {
+    let reads_sources = levels
+        .iter()
+        .any(|level| level.get().inner.config().structure == Structure::Code(None));
+    if !reads_sources {
+        return Ok(Vec::new());
+    }
+    metadatas
+        .iter()
+        .map(|metadata| {
+            let Some(metadata) = metadata else {
+                return Ok(None);
+            };
+            let source = metadata.call_method1(intern!(metadata.py(), "get"), ("source",))?;
+            Ok(source.extract::<String>().ok())
+        })
+        .collect()
+}

@@ -15,6 +15,7 @@ use crate::py::sizing::CallableSizer;
 use crate::sizing::token::TokenSizer;
 use crate::sizing::{SegmentUnit, Sizer, Unit};
 use crate::table::as_i64;
+use crate::text::pages::PagePattern;
 
 /// The sizer of `unit` when it is not "char" or "byte" (`None` for those): "token" needs
 /// exactly one of a tiktoken encoding name, a tokenizer.json text, or a callable; "word",
@@ -50,7 +51,7 @@ pub struct PySplitter {
 #[pymethods]
 impl PySplitter {
     #[new]
-    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None, merge = "boundary", encoding = None, tokenizer_json = None, length_function = None, language = None, html_content = None))]
+    #[pyo3(signature = (chunk_size, *, overlap = 0, min_chunk_size = 0, separators = None, keep_separator = "end", trim = true, unit = "char", structure = None, merge = "boundary", encoding = None, tokenizer_json = None, length_function = None, language = None, html_content = None, pages = None))]
     fn new(
         chunk_size: i64,
         overlap: i64,
@@ -66,6 +67,7 @@ impl PySplitter {
         length_function: Option<Py<PyAny>>,
         language: Option<&str>,
         html_content: Option<&str>,
+        pages: Option<&str>,
     ) -> PyResult<Self> {
         let config = SplitterConfig {
             chunk_size: non_negative("chunk_size", chunk_size)?,
@@ -76,6 +78,7 @@ impl PySplitter {
             trim,
             structure: Structure::parse(structure, language)?.with_html_content(html_content)?,
             merge: Merge::parse(merge)?,
+            pages: pages.map(PagePattern::new).transpose()?,
         };
         let splitter = match token_sizer(unit, encoding, tokenizer_json, length_function)? {
             Some(sizer) => Splitter::with_sizer(config, sizer)?,
@@ -129,6 +132,12 @@ impl PySplitter {
             .structure
             .html_content()
             .map(crate::html::Content::name)
+    }
+
+    /// The page marker pattern of the level (None: it marks no pages).
+    #[getter]
+    fn pages(&self) -> Option<&str> {
+        self.inner.config().pages.as_ref().map(PagePattern::as_str)
     }
 
     /// The language of a code level (None: each document's, or not code).

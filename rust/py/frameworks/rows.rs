@@ -7,8 +7,11 @@ use pyo3::{ffi, intern};
 
 use std::sync::Arc;
 
+use crate::output::ChunkFields;
 use crate::py::chunk::build::{CutDocument, HeadingPaths};
-use crate::py::chunk::{frozen_metadata, id_string, substring, PyChunk, SharedDocument};
+use crate::py::chunk::{
+    frozen_metadata, id_string, own_metadata, substring, PyChunk, SharedDocument,
+};
 
 /// A chunk's paths as a framework's metadata holds them: `list(chunk.metadata["headings"])`
 /// when the chunk has a heading path, `list(chunk.metadata["symbols"])` and
@@ -132,6 +135,7 @@ pub(crate) fn cut_views<'py>(
         rows,
         outline,
         page_text,
+        pages,
     } = document;
     // An HTML page's rows index its readable text.
     let text = page_text.as_ref().unwrap_or(text);
@@ -150,10 +154,30 @@ pub(crate) fn cut_views<'py>(
         .map(|row| Ok(id_string(py, shared.id(py, row)?)))
         .collect::<PyResult<Vec<Bound<'py, PyString>>>>()?;
     let mut views = Vec::with_capacity(ids.len());
+    // The fields of a chunk of an HTML page, a table or a text with page markers ride in its
+    // metadata, as in `Chunk.metadata`.
+    let own_fields = ChunkFields::possible(outline.as_ref(), pages.as_ref());
+    let mut headers: Vec<Option<Bound<'py, PyAny>>> =
+        vec![None; outline.as_ref().map_or(0, |outline| outline.tables.len())];
     for (number, span) in rows.rows.iter().enumerate() {
-        let mapping = match paths.as_mut() {
+        let path_mapping = match paths.as_mut() {
             None => shared_metadata.clone(),
             Some(paths) => paths.metadata(py, span.start_byte)?,
+        };
+        let fields = if own_fields {
+            ChunkFields::of(
+                outline.as_ref(),
+                pages.as_ref(),
+                span.start_byte,
+                span.end_byte,
+            )
+        } else {
+            ChunkFields::default()
+        };
+        let mapping = if fields.is_empty() {
+            path_mapping
+        } else {
+            own_metadata(py, &path_mapping, &fields, text, &mut headers)?
         };
         let chunk_text = substring(text, span.start_char, span.end_char)?;
         let children = rows.children(number);
