@@ -32,11 +32,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
 REPOSITORY = Path(__file__).resolve().parent.parent
 RESULTS = REPOSITORY / "benches" / "results" / "html-tree.md"
-SIZES = {1: 2000, 0: 400}
 
 
 def rust_docs() -> Path:
@@ -58,57 +55,6 @@ def run_job(tree: Path, fmt: str, output: str) -> tuple[float, str]:
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr}")
     return seconds, done.stderr
-
-
-def whitespace_mask(text: str) -> np.ndarray:
-    """True for each char of ``text`` that is white space (``str.isspace``)."""
-    points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    mask = np.zeros(len(points), dtype=bool)
-    for char in {char for char in set(text) if char.isspace()}:
-        mask |= points == ord(char)
-    return mask
-
-
-def check_page(source: Path, records: list[dict[str, object]], read: object) -> list[str]:
-    """The contract's violations of one page's records."""
-    page = source.read_text(encoding="utf-8")
-    text = read(page).text  # type: ignore[attr-defined]
-    encoded = text.encode("utf-8")
-    size = len(page.encode("utf-8"))
-    problems = []
-    by_id = {record["id"]: record for record in records}
-    blank = whitespace_mask(text)
-    for level in (1, 0):
-        covered = np.zeros(len(text) + 1, dtype=np.int64)
-        for record in records:
-            if record["level"] != level:
-                continue
-            start, end = int(record["start_char"]), int(record["end_char"])  # type: ignore[call-overload]
-            chunk = str(record["text"])
-            if text[start:end] != chunk:
-                problems.append(f"{source}: text differs at chars {start}:{end}")
-            if encoded[int(record["start_byte"]) : int(record["end_byte"])] != chunk.encode():  # type: ignore[call-overload]
-                problems.append(f"{source}: bytes differ at chars {start}:{end}")
-            if len(chunk) > SIZES[level] or not chunk.strip():
-                problems.append(f"{source}: a chunk of {len(chunk)} chars at level {level}")
-            first, last = record["source_start_byte"], record["source_end_byte"]
-            if not 0 <= first <= last <= size:  # type: ignore[operator]
-                problems.append(f"{source}: source span {first}:{last} outside {size} bytes")
-            parent = record["parent_id"]
-            if level == 0:
-                above = by_id.get(parent)
-                if above is None or not (
-                    int(above["start_char"]) <= start and end <= int(above["end_char"])  # type: ignore[call-overload]
-                ):
-                    problems.append(f"{source}: a child outside its parent at {start}:{end}")
-            covered[start] += 1
-            covered[end] -= 1
-        inside = np.cumsum(covered)[: len(text)] > 0
-        missed = ~(inside | blank)
-        if missed.any():
-            position = int(np.argmax(missed))
-            problems.append(f"{source}: char {position} of level {level} in no chunk")
-    return problems
 
 
 def main() -> None:
@@ -152,10 +98,14 @@ def main() -> None:
             for line in lines:
                 record = json.loads(line)
                 grouped[record["source"]].append(record)
+    # The check is the tests' (``tests/_records.py``), which run it over the same tree.
+    sys.path.insert(0, str(REPOSITORY / "tests"))
+    from _records import check_page  # noqa: PLC0415
+
     problems: list[str] = []
     started = time.perf_counter()
     for source, records in grouped.items():
-        problems += check_page(Path(source), records, read)
+        problems += check_page(Path(source), records, read, {1: 2000, 0: 400})
     for page in pages:
         unchunked = str(page) not in grouped and os.path.realpath(page) not in grouped
         if unchunked and read(page.read_text(encoding="utf-8", errors="replace")).text.strip():
