@@ -393,3 +393,33 @@ def test_a_bad_pattern_on_the_command_line(tmp_path: Path, capsys: pytest.Captur
     assert main(["chunk", str(tmp_path / "a.txt"), "--pages", "(", "-o", str(out)]) == 2
     assert "does not compile" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_store_kept_by_sync_keeps_the_pages_of_one_setting(tmp_path: Path) -> None:
+    from spanchunk.ingest import sync  # noqa: PLC0415
+    from spanchunk.ingest.output import OutputError  # noqa: PLC0415
+
+    root = tmp_path / "in"
+    root.mkdir()
+    (root / "book.txt").write_text("One.\n\fTwo.\n\fThree.\n", encoding="utf-8")
+    store = tmp_path / "s.sqlite"
+    sync(root, store, ParentChildChunker(200, 50))
+    before = store.read_bytes()
+    # The same chunks with other metadata: refused, the store as it was.
+    with pytest.raises(OutputError, match="other page markers") as refused:
+        sync(root, store, ParentChildChunker(200, 50, pages=False))
+    assert "the store: the default markers; this run: no pages" in str(refused.value)
+    assert store.read_bytes() == before
+    # And the other way round.
+    other = tmp_path / "u.sqlite"
+    sync(root, other, ParentChildChunker(200, 50, pages=r"\f"))
+    with pytest.raises(OutputError, match=r"the store: pages='\\\\f'; this run: the default"):
+        sync(root, other, ParentChildChunker(200, 50))
+    # Pages never change the ids, so other page markers in a new store give the same ids.
+    other = tmp_path / "t.sqlite"
+    sync(root, other, ParentChildChunker(200, 50, pages=False))
+    with sqlite3.connect(store) as first, sqlite3.connect(other) as second:
+        ids = [
+            sorted(row[0] for row in db.execute("SELECT id FROM chunks")) for db in (first, second)
+        ]
+    assert ids[0] == ids[1]

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from spanchunk import _core
 from spanchunk.chunkers import hooks
-from spanchunk.chunkers.settings import fingerprint_of
+from spanchunk.chunkers.settings import DEFAULT_PAGE_PATTERN, fingerprint_of
 from spanchunk.chunkers.spans import core_levels
 from spanchunk.ingest.files import BINARY, NOT_CHUNKED, NOT_UTF8
 from spanchunk.ingest.jobs import BatchResult, Part
@@ -63,6 +63,8 @@ RACY_SECONDS = 3
 
 #: The ``meta`` key of the command line's settings that filled the store (JSON).
 SETTINGS_KEY = "cli_settings"
+#: The ``meta`` key of the page marker patterns that filled the store (JSON).
+PAGES_KEY = "page_patterns"
 
 
 def run_meta(chunkers: FileChunkers) -> dict[str, str]:
@@ -70,7 +72,10 @@ def run_meta(chunkers: FileChunkers) -> dict[str, str]:
     the command line's settings (so that a run with others can name each difference)."""
     import json  # noqa: PLC0415
 
-    return {SETTINGS_KEY: json.dumps(chunkers.settings or {}, sort_keys=True)}
+    return {
+        SETTINGS_KEY: json.dumps(chunkers.settings or {}, sort_keys=True),
+        PAGES_KEY: json.dumps(_page_patterns(chunkers)),
+    }
 
 
 def check_store_settings(
@@ -122,6 +127,18 @@ def check_store_settings(
                 f"-o {given}: the store was filled with other settings ({said}), and a store "
                 f"keeps one set: run with the store's ({options}), or {fix}"
             )
+    # The same cut, other page markers.
+    base = _chunkers_fingerprint(chunkers)
+    stored = json.loads(meta[PAGES_KEY]) if PAGES_KEY in meta else None
+    if recorded == base or (
+        stored is not None and recorded == fingerprint_of({"fingerprint": base, "pages": stored})
+    ):
+        raise OutputError(
+            f"{given}: the store's chunks were cut as this run's, with other page markers (the "
+            f"store: {_pages_text(stored or [DEFAULT_PAGE_PATTERN])}; this run: "
+            f"{_pages_text(_page_patterns(chunkers))}), and a store keeps the pages of one "
+            f"setting: give the chunker the store's pages, or {fix}"
+        )
     # The same sizes, one chunker: a store filled with --format text or markdown (or by the
     # API's chunker with these settings).
     ones = [("text", chunkers.text), ("markdown", chunkers.markdown)]
@@ -193,10 +210,34 @@ def run_fingerprint(chunkers: FileChunkers) -> str:
     than the defaults (``--pages``, ``--no-pages``), folded with them: pages change no id,
     but a store keeps the pages of one setting."""
     fingerprint = _chunkers_fingerprint(chunkers)
-    pages = (chunkers.settings or {}).get("pages")
-    if pages is None:
+    pages = _page_patterns(chunkers)
+    if all(pattern == DEFAULT_PAGE_PATTERN for pattern in pages):
         return fingerprint
     return fingerprint_of({"fingerprint": fingerprint, "pages": pages})
+
+
+def _pages_text(patterns: Sequence[str | None]) -> str:
+    """How a run's page markers read in a message."""
+    if all(pattern == DEFAULT_PAGE_PATTERN for pattern in patterns):
+        return "the default markers"
+    if all(pattern is None for pattern in patterns):
+        return "no pages (pages=False, --no-pages)"
+    other = next(pattern for pattern in patterns if pattern != DEFAULT_PAGE_PATTERN)
+    return f"pages={other!r}"
+
+
+def _page_patterns(chunkers: FileChunkers) -> list[str | None]:
+    """The page marker pattern of each chunker's top level when it is built in (None: no
+    pages); a top level cut in Python marks none, whatever its settings."""
+    everyone = [chunkers.text, chunkers.markdown, *(chunker for _, chunker in chunkers.code)]
+    if chunkers.html is not None:
+        everyone.append(chunkers.html)
+    patterns: list[str | None] = []
+    for chunker in everyone:
+        levels = hooks.levels(chunker)
+        if levels and isinstance(levels[0], _core.Splitter):
+            patterns.append(levels[0].pages)
+    return patterns
 
 
 def _chunkers_fingerprint(chunkers: FileChunkers) -> str:
