@@ -172,7 +172,7 @@ pub fn cut_document(
             pattern,
             outline.as_ref().and_then(|o| o.source_map.as_ref()),
         ) {
-            (Some(pattern), Some(map)) => pattern.find_in_source(text, map)?,
+            (Some(pattern), Some(map)) => pattern.find_in_comments(text, &page.comments, map)?,
             _ => None,
         };
         return Ok(DocumentCut {

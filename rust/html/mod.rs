@@ -73,6 +73,8 @@ pub struct Page {
     pub text: String,
     /// Its sections and cut positions, with the source map in [`Outline::source_map`].
     pub outline: Outline,
+    /// The source byte ranges of its comments (where a converter marks its pages).
+    pub comments: Vec<(usize, usize)>,
 }
 
 impl Page {
@@ -80,6 +82,7 @@ impl Page {
     #[must_use]
     pub fn parse(source: &str, content: Content) -> Self {
         let mut renderer = Renderer::new(source);
+        let mut comments = Vec::new();
         {
             let mut emitter = CallbackEmitter::new(
                 |event: CallbackEvent<'_>, span: Span<usize>| -> Option<()> {
@@ -96,9 +99,8 @@ impl Page {
                         CallbackEvent::String { value } => {
                             renderer.text(value, span.start, span.end);
                         }
-                        CallbackEvent::Comment { .. }
-                        | CallbackEvent::Doctype { .. }
-                        | CallbackEvent::Error(_) => {}
+                        CallbackEvent::Comment { .. } => comments.push((span.start, span.end)),
+                        CallbackEvent::Doctype { .. } | CallbackEvent::Error(_) => {}
                     }
                     None
                 },
@@ -161,7 +163,11 @@ impl Page {
         outline.link();
         let text = page.text[start..end].to_owned();
         count_header_chars(&text, &mut outline.tables);
-        Self { text, outline }
+        Self {
+            text,
+            outline,
+            comments,
+        }
     }
 
     /// The source byte range of the text bytes `start..end`.

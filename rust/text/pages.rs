@@ -12,7 +12,8 @@
 //! - none of them: the marker ends the page it is on, and the next page follows it (a form
 //!   feed).
 //!
-//! A label belongs to the page it starts; any other marker to the page it ends. Text before
+//! A label belongs to the page it starts; any other marker to the page it ends. In an HTML
+//! page, markers are read in its comments only. Text before
 //! the first marker is on page 1, or on the page the first marker's number implies (a text
 //! that starts at page 40 says so with its first marker).
 
@@ -101,38 +102,49 @@ impl PagePattern {
     pub fn find(&self, text: &str) -> Result<Option<Pages>, ChunkError> {
         let mut builder = Builder::default();
         for found in self.regex.captures_iter(text) {
-            let captures = found.map_err(|error| {
-                ChunkError::setting(
-                    "pages",
-                    format!(
-                        "the page marker pattern {:?} failed on a document: {error}; \
-                         simplify it (no backreferences or look-around over long text)",
-                        self.regex.as_str()
-                    ),
-                )
-            })?;
-            builder.push(&captures);
+            builder.push(&found.map_err(|error| self.failed(&error))?, 0);
         }
         Ok(builder.finish())
     }
 
-    /// The pages of an HTML page's readable text, from the markers in its `source` (a
-    /// comment per page, which the readable text no longer holds), moved into the text by
-    /// `map`.
+    /// The pages of an HTML page's readable text, from the markers in its `source`'s
+    /// `comments` (their byte ranges: a page marker in HTML is a comment, which the readable
+    /// text no longer holds), moved into the text by `map`.
     ///
     /// # Errors
     /// As [`PagePattern::find`].
-    pub fn find_in_source(
+    pub fn find_in_comments(
         &self,
         source: &str,
+        comments: &[(usize, usize)],
         map: &SourceMap,
     ) -> Result<Option<Pages>, ChunkError> {
-        Ok(self.find(source)?.map(|mut pages| {
+        let mut builder = Builder::default();
+        for &(start, end) in comments {
+            let Some(comment) = source.get(start..end) else {
+                continue;
+            };
+            for found in self.regex.captures_iter(comment) {
+                builder.push(&found.map_err(|error| self.failed(&error))?, start);
+            }
+        }
+        Ok(builder.finish().map(|mut pages| {
             for mark in &mut pages.marks {
                 mark.0 = map.text_at(mark.0);
             }
             pages
         }))
+    }
+
+    fn failed(&self, error: &fancy_regex::Error) -> ChunkError {
+        ChunkError::setting(
+            "pages",
+            format!(
+                "the page marker pattern {:?} failed on a document: {error}; simplify it (no \
+                 backreferences or look-around over long text)",
+                self.regex.as_str()
+            ),
+        )
     }
 }
 
@@ -156,10 +168,12 @@ struct Builder {
 }
 
 impl Builder {
-    fn push(&mut self, captures: &Captures<'_, str>) {
+    /// A marker found at `captures`, in a text that starts at byte `offset`.
+    fn push(&mut self, captures: &Captures<'_, str>, offset: usize) {
         let Some(whole) = captures.get(0) else {
             return;
         };
+        let (start, end) = (offset + whole.start(), offset + whole.end());
         let marker = GROUPS
             .iter()
             .find_map(|&name| {
@@ -181,15 +195,15 @@ impl Builder {
                 if current.is_none() {
                     self.first = Some(page.saturating_sub(1).max(1));
                 }
-                (whole.start(), page)
+                (start, page)
             }
             Marker::Ends(page) => {
                 if current.is_none() {
                     self.first = Some(page);
                 }
-                (whole.end(), page.saturating_add(1))
+                (end, page.saturating_add(1))
             }
-            Marker::Break => (whole.end(), current.unwrap_or(1).saturating_add(1)),
+            Marker::Break => (end, current.unwrap_or(1).saturating_add(1)),
         };
         // Two markers at one position (a label right after a break): the later one says.
         if self.marks.last().is_some_and(|&(last, _)| last == boundary) {
@@ -348,7 +362,7 @@ mod tests {
         map.push(2, 2, (23, 25), true);
         let found = PagePattern::new(DEFAULT_PAGE_PATTERN)
             .unwrap()
-            .find_in_source("<p>ab<!-- page 2 --><p>cd", &map)
+            .find_in_comments("<p>ab<!-- page 2 --><p>cd", &[(5, 20)], &map)
             .unwrap()
             .unwrap();
         assert_eq!(found.starts(), vec![(0, 1), (2, 2)]);
