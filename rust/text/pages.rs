@@ -31,9 +31,9 @@ use crate::text::source_map::SourceMap;
 /// `--- end of page=N ---` (counted from 0); marker's paginated output, `{N}` and 48 dashes on
 /// a line of their own (counted from 0).
 pub const DEFAULT_PAGE_PATTERN: &str = concat!(
-    r"(?im)\f",
-    r"|<!--[ \t]*page[ \t_-]*break[ \t]*-->",
-    r"|<!--[ \t]*page[ \t]*[:=#]?[ \t]*(?P<page>[0-9]{1,9})[ \t]*-->",
+    r"(?m)\f",
+    r"|<!--[ \t]*(?i:page)[ \t_-]*(?i:break)[ \t]*-->",
+    r"|<!--[ \t]*(?i:page)[ \t]*[:=#]?[ \t]*(?P<page>[0-9]{1,9})[ \t]*-->",
     r"|^-{3} end of page=(?P<end0>[0-9]{1,9}) -{3}[ \t]*$",
     r"|^\{(?P<page0>[0-9]{1,9})\}-{48}[ \t]*$",
 );
