@@ -6,6 +6,8 @@ Real haystack-ai; BM25 over an InMemoryDocumentStore, so no model is needed.
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from dataclasses import replace
 from itertools import pairwise
 
@@ -16,8 +18,10 @@ from haystack.components.retrievers import AutoMergingRetriever
 from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
 from haystack.components.writers import DocumentWriter
 from haystack.document_stores.in_memory import InMemoryDocumentStore
-from spanchunk import _core
+from spanchunk import Document as SpanDocument
+from spanchunk import HtmlChunker, ParentChildChunker, _core
 from spanchunk.integrations import haystack
+from spanchunk.integrations._common import OWN_KEYS
 from spanchunk.integrations.haystack import SpanchunkDocumentSplitter
 
 REPEATED = "\n\n".join(["Exactly the same paragraph, repeated many times over."] * 24)
@@ -293,7 +297,7 @@ def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fail
     for wrong in (reordered, wrong_default, renamed_key):
         assert not haystack._same_haystack_layout(wrong)
     # The core knows no Haystack field name: a shape without the writer's keys is refused.
-    with pytest.raises(ValueError, match="needs a ModelShape with 14 meta_keys, not 11"):
+    with pytest.raises(ValueError, match="needs a ModelShape with 19 meta_keys, not 11"):
         _core.haystack_documents(shape(fields, keys[:11]), [], {}, [2], "r", None, [])
 
 
@@ -341,3 +345,207 @@ def test_the_core_call_and_chunk_tree_agree_and_keep_no_parents(
         list(d.meta.items()) for d in slow
     ]
     assert len(fast) > 5 and fast_kept == slow_kept == 0
+
+
+def html_page() -> str:
+    """A page with a nav, sections, non-ASCII text, character references and a table whose
+    first row is a header."""
+    sections = "".join(
+        f"<h2>Part {n} &amp; more</h2><p>Paragraph {n} of the page, with <em>words</em> in "
+        f"it and caf&eacute; 中文 {n}.</p>"
+        for n in range(6)
+    )
+    rows = "".join(f"<tr><td>row {n}</td><td>{n * 7}</td></tr>" for n in range(14))
+    return (
+        "<!DOCTYPE html><html><head><title>Title</title></head><body><nav>Home</nav><main>"
+        f"<h1>Guide</h1>{sections}<table><tr><th>Name</th><th>Size</th></tr>{rows}</table>"
+        "</main><footer>Footer</footer></body></html>"
+    )
+
+
+MARKDOWN_TABLE = (
+    "# Sizes\n\nIntro line, café.\n\n| Name | Size |\n|---|---|\n"
+    + "".join(f"| row {n} | {n * 7} |\n" for n in range(20))
+    + "\n## After\n\nThe end.\n"
+)
+PAGES = "\n\f".join(f"Page {n}. " + "A sentence on this page. " * 6 for n in range(1, 8))
+LABELLED = "".join(
+    f"<!-- page {n} -->\nPage {n}. " + "A sentence on this page. " * 6 + "\n\n"
+    for n in range(12, 19)
+)
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z0-9]+", text)
+
+
+def page_at(text: str, position: int) -> int:
+    """The page of the char at ``position``: form feeds end pages, labels start them."""
+    labels = [(m.start(), int(m.group(1))) for m in re.finditer(r"<!-- page (\d+) -->", text)]
+    if not labels:
+        return 1 + text[:position].count("\f")
+    before = [page for start, page in labels if start <= position]
+    return before[-1] if before else labels[0][1] - 1
+
+
+@pytest.mark.parametrize("sizes", [[400, 120], [400, 150, 60]])
+def test_html_pages_carry_their_source_spans(sizes: list[int]) -> None:
+    page = html_page()
+    readable = HtmlChunker(100).read(page).text
+    splitter = SpanchunkDocumentSplitter(block_sizes=sizes, html=True)
+    result = splitter.run([Document(content=page, id="page.html", meta={"name": "page.html"})])
+    root, *docs = result["documents"]
+    assert root.content == page and not any(key in root.meta for key in OWN_KEYS)
+    assert {doc.meta["__level"] for doc in docs} == set(range(1, len(sizes) + 1))
+    source = page.encode("utf-8")
+    for doc in docs:
+        meta = doc.meta
+        # The offsets index the page's readable text, the source span its HTML.
+        assert readable[meta["split_idx_start"] : meta["split_idx_end"]] == doc.content
+        start, end = meta["source_start_byte"], meta["source_end_byte"]
+        assert 0 <= start < end <= len(source)
+        found = iter(words(source[start:end].decode("utf-8")))
+        assert all(word in found for word in words(doc.content or "")), doc.content
+        assert meta["page_number"] == 1 and meta["name"] == "page.html"
+    assert result["leaf_documents"] == [doc for doc in docs if not doc.meta["__children_ids"]]
+    headed = [doc for doc in docs if "table_header" in doc.meta]
+    assert headed
+    for doc in headed:
+        header = doc.meta["table_header"]
+        assert (
+            header["text"] == "Name | Size" == readable[header["start_char"] : header["end_char"]]
+        )
+
+
+def test_table_chunks_carry_the_header_as_a_plain_dict() -> None:
+    docs = SpanchunkDocumentSplitter(block_sizes=[200, 60], markdown=True).run(
+        [Document(content=MARKDOWN_TABLE, id="table")]
+    )["documents"]
+    headed = [doc for doc in docs if "table_header" in doc.meta]
+    assert {doc.meta["__level"] for doc in headed} == {1, 2} and len(headed) < len(docs) - 1
+    encoded = MARKDOWN_TABLE.encode()
+    for doc in headed:
+        header = doc.meta["table_header"]
+        assert type(header) is dict and header["text"] == "| Name | Size |"
+        assert MARKDOWN_TABLE[header["start_char"] : header["end_char"]] == header["text"]
+        assert encoded[header["start_byte"] : header["end_byte"]] == header["text"].encode()
+        json.dumps(doc.to_dict())
+        assert Document.from_dict(doc.to_dict()) == doc
+    headed[0].meta["table_header"]["text"] = "changed"  # each document has its own
+    assert headed[1].meta["table_header"]["text"] == "| Name | Size |"
+
+
+@pytest.mark.parametrize("text", [PAGES, LABELLED])
+def test_pages_of_a_text_with_page_markers(text: str) -> None:
+    docs = SpanchunkDocumentSplitter(block_sizes=[400, 150, 60], include_root=False).run(
+        [Document(content=text, id="paged")]
+    )["documents"]
+    assert_exact(text, docs)
+    for doc in docs:
+        start, end = doc.meta["split_idx_start"], doc.meta["split_idx_end"]
+        assert doc.meta["page_first"] == page_at(text, start), doc.content
+        assert doc.meta["page_last"] == page_at(text, end - 1), doc.content
+        if text is PAGES:  # Haystack's page_number counts form feeds: the first page
+            assert doc.meta["page_number"] == doc.meta["page_first"]
+    assert any(doc.meta["page_first"] < doc.meta["page_last"] for doc in docs)
+
+
+def test_documents_without_them_carry_none_of_the_keys() -> None:
+    text = "# Title\n\n" + REPEATED + "\n\n## Part\n\n" + REPEATED[:300]
+    docs = [
+        *SpanchunkDocumentSplitter(block_sizes=[300, 60]).run([Document(content=REPEATED)])[
+            "documents"
+        ],
+        *SpanchunkDocumentSplitter(block_sizes=[300, 120, 60], markdown=True).run(
+            [Document(content=text)]
+        )["documents"],
+        *SpanchunkDocumentSplitter(block_sizes=[60], language="python").run(
+            [Document(content="def f():\n    return 1\n")]
+        )["documents"],
+    ]
+    assert len(docs) > 40
+    assert not any(key in doc.meta for doc in docs for key in OWN_KEYS)
+
+
+def test_html_is_one_structure_and_the_setting_serialises() -> None:
+    for other in ({"markdown": True}, {"language": "python"}):
+        with pytest.raises(ValueError, match="two structures: give one of them"):
+            SpanchunkDocumentSplitter(block_sizes=[400, 100], html=True, **other)  # type: ignore[arg-type]
+    splitter = SpanchunkDocumentSplitter(block_sizes={400, 100}, html=True)
+    data = splitter.to_dict()
+    assert data["init_parameters"]["html"] is True
+    assert SpanchunkDocumentSplitter().to_dict()["init_parameters"]["html"] is False
+    again = SpanchunkDocumentSplitter.from_dict(data)
+    assert again.html and again.to_dict() == data
+    documents = [Document(content=html_page(), id="page.html")]
+    expected = splitter.run(documents)["documents"]
+    assert again.run(documents)["documents"] == expected
+    pipeline = Pipeline()
+    pipeline.add_component("splitter", splitter)
+    loaded = Pipeline.loads(pipeline.dumps(), allowed_modules=["spanchunk.integrations"])
+    component = loaded.get_component("splitter")
+    assert isinstance(component, SpanchunkDocumentSplitter) and component.to_dict() == data
+    assert component.run(documents)["documents"] == expected
+    # Ids as the spanchunk tree of the page gives them.
+    tree = ParentChildChunker(400, 100, parent_chunker="html").chunk_tree(
+        SpanDocument(html_page(), id="page.html")
+    )
+    assert [doc.id for doc in expected[1:]] == [chunk.id for chunk in tree]
+
+
+def test_an_html_pages_pages_are_its_comments_and_page_numbers_its_form_feeds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # page_first and page_last: the page's markers (comments); page_number: Haystack's count
+    # of the form feeds before the chunk in the text it indexes (the readable text, where a
+    # form feed survives inside pre).
+    page = (
+        "<main>"
+        + "".join(
+            f"<!-- page {n} --><h2>Page {n}</h2><p>{'A sentence of this page. ' * 4}</p>"
+            for n in range(1, 6)
+        )
+        + "<pre>"
+        + "a line of code\n" * 4
+        + "\f"
+        + "another line of code\n" * 6
+        + "</pre></main>"
+    )
+    readable = HtmlChunker(60).read(page).text
+    splitter = SpanchunkDocumentSplitter(block_sizes=[200, 60], html=True, include_root=False)
+    docs = splitter.run([Document(content=page, id="paged.html")])["documents"]
+    assert {doc.meta["page_first"] for doc in docs} == {1, 2, 3, 4, 5}
+    assert {doc.meta["page_number"] for doc in docs} == {1, 2}
+    for doc in docs:
+        start = doc.meta["split_idx_start"]
+        assert doc.meta["page_number"] == 1 + readable[:start].count("\f")
+        assert f"Page {doc.meta['page_first']}" in readable[: doc.meta["split_idx_end"]]
+    monkeypatch.setattr(haystack, "_FAST", False)
+    assert splitter.run([Document(content=page, id="paged.html")])["documents"] == docs
+
+
+def test_the_constructor_fallback_carries_the_same_fields(monkeypatch: pytest.MonkeyPatch) -> None:
+    documents = [
+        Document(content=MARKDOWN_TABLE, id="table", meta={"tags": ["a"]}),
+        Document(content=PAGES, id="pages"),
+        Document(content=LABELLED, id="labels", meta={"page_first": 3}),
+    ]
+    page = [Document(content=html_page(), id="page.html")]
+
+    def everything() -> list[Document]:
+        html = SpanchunkDocumentSplitter(block_sizes=[300, 60], html=True).run(page)
+        markdown = SpanchunkDocumentSplitter(block_sizes=[300, 120, 40], markdown=True)
+        return html["documents"] + markdown.run(documents)["documents"]
+
+    fast = everything()
+    monkeypatch.setattr(haystack, "_FAST", False)
+    slow = everything()
+    assert len(fast) == len(slow) > 40
+    for made, built in zip(fast, slow, strict=True):
+        assert list(made.meta.items()) == list(built.meta.items())
+        assert made == built and made.to_dict() == built.to_dict()
+    for key in OWN_KEYS:
+        assert any(key in doc.meta for doc in fast), key
+    # A document that says which page it starts on: its chunks' pages count from there.
+    labelled = [doc for doc in fast if doc.meta.get("source_id") == "labels"]
+    assert min(doc.meta["page_first"] for doc in labelled) == 3

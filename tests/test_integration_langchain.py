@@ -9,7 +9,9 @@ from __future__ import annotations
 import copy
 import doctest
 import importlib
+import json
 import pickle
+import re
 from importlib import metadata
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 from spanchunk import (
     Chunk,
     HierarchicalChunker,
+    HtmlChunker,
     ParentChildChunker,
     ParentRegistry,
     RecursiveChunker,
@@ -30,7 +33,7 @@ from spanchunk import (
     _core,
 )
 from spanchunk.chunkers.base import Documents
-from spanchunk.integrations._common import within_declared_range
+from spanchunk.integrations._common import OWN_KEYS, within_declared_range
 from spanchunk.integrations.langchain import (
     ChunkStore,
     SpanchunkTextSplitter,
@@ -324,7 +327,7 @@ def test_documents_made_in_the_core_pass_the_import_check_and_a_wrong_shape_fail
     for wrong in (wrong_type, unset_fields, not_pydantic, renamed_key):
         assert not langchain_fields._same_langchain_layout(wrong)
     # The core knows no LangChain field name: a shape without the writer's keys is refused.
-    with pytest.raises(ValueError, match="needs a ModelShape with 13 meta_keys, not 0"):
+    with pytest.raises(ValueError, match="needs a ModelShape with 18 meta_keys, not 0"):
         _core.langchain_documents(
             shape(fields, fields_set, ()), [([], ({}, None, 0, 0, None, None))]
         )
@@ -471,6 +474,252 @@ def test_an_overridden_chunk_is_called_and_the_rest_keeps_the_core_path() -> Non
     assert [d.metadata["start_index"] for d in tree] == [
         d.metadata["start_index"] for d in expected
     ]
+
+
+def html_page() -> str:
+    """A page with a nav, sections, non-ASCII text, character references and a table whose
+    first row is a header."""
+    sections = "".join(
+        f"<h2>Part {n} &amp; more</h2><p>Paragraph {n} of the page, with <em>words</em> in "
+        f"it and caf&eacute; 中文 {n}.</p>"
+        for n in range(6)
+    )
+    rows = "".join(f"<tr><td>row {n}</td><td>{n * 7}</td></tr>" for n in range(14))
+    return (
+        "<!DOCTYPE html><html><head><title>Title</title></head><body><nav>Home</nav><main>"
+        f"<h1>Guide</h1>{sections}<table><tr><th>Name</th><th>Size</th></tr>{rows}</table>"
+        "</main><footer>Footer</footer></body></html>"
+    )
+
+
+MARKDOWN_TABLE = (
+    "# Sizes\n\nIntro line.\n\n| Name | Size |\n|---|---|\n"
+    + "".join(f"| row {n} | {n * 7} |\n" for n in range(20))
+    + "\n## After\n\nThe end.\n"
+)
+PAGES = "\n\f".join(f"Page {n}. " + "A sentence on this page. " * 6 for n in range(1, 8))
+LABELLED = "".join(
+    f"<!-- page {n} -->\nPage {n}. " + "A sentence on this page. " * 6 + "\n\n"
+    for n in range(12, 19)
+)
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z0-9]+", text)
+
+
+def assert_source_spans(page: str, docs: list[Document]) -> None:
+    """Each document's source span slices the page's bytes to HTML holding its words, in
+    order."""
+    source = page.encode("utf-8")
+    assert docs
+    for doc in docs:
+        start, end = doc.metadata["source_start_byte"], doc.metadata["source_end_byte"]
+        assert 0 <= start < end <= len(source)
+        found = iter(words(source[start:end].decode("utf-8")))
+        assert all(word in found for word in words(doc.page_content)), doc.page_content
+
+
+def page_at(text: str, position: int) -> int:
+    """The page of the char at ``position``: form feeds end pages, labels start them."""
+    labels = [(m.start(), int(m.group(1))) for m in re.finditer(r"<!-- page (\d+) -->", text)]
+    if not labels:
+        return 1 + text[:position].count("\f")
+    before = [page for start, page in labels if start <= position]
+    return before[-1] if before else labels[0][1] - 1
+
+
+def assert_pages(text: str, docs: list[Document]) -> None:
+    assert docs
+    for doc in docs:
+        start, end = doc.metadata["start_index"], doc.metadata["end_index"]
+        assert doc.metadata["page_first"] == page_at(text, start), doc.page_content
+        assert doc.metadata["page_last"] == page_at(text, end - 1), doc.page_content
+
+
+def test_html_pages_carry_their_source_spans() -> None:
+    page = html_page()
+    readable = HtmlChunker(120).read(page).text
+    source = Document(page, id="page.html", metadata={"source": "page.html"})
+    docs = SpanchunkTextSplitter(120, html=True).split_documents([source])
+    assert len(docs) > 5
+    assert_source_spans(page, docs)
+    assert_exact(readable, docs)  # the offsets index the page's readable text
+    assert "Home" not in readable and "Footer" not in readable
+    assert docs == SpanchunkTextSplitter(chunker=HtmlChunker(120)).split_documents([source])
+    assert list(docs[0].metadata)[-3:] == ["headings", "source_start_byte", "source_end_byte"]
+    # Every level of a tree, and the one-pass indexer, carry them too.
+    tree = tree_documents([source], ParentChildChunker(400, 120, parent_chunker="html"))
+    assert {doc.metadata["level"] for doc in tree} == {0, 1}
+    assert_source_spans(page, tree)
+    vectorstore = InMemoryVectorStore(DeterministicFakeEmbedding(size=8))
+    docstore = ChunkStore(ParentRegistry())
+    child_ids, parent_ids = index_documents(
+        [source],
+        ParentChildChunker(400, 120, parent_chunker="html"),
+        vectorstore=vectorstore,
+        docstore=docstore,
+    )
+    assert_source_spans(page, vectorstore.get_by_ids(child_ids))
+    parents = docstore.mget(parent_ids)
+    assert_source_spans(page, [doc for doc in parents if doc is not None])
+
+
+def test_table_chunks_carry_the_header_as_a_plain_dict() -> None:
+    docs = SpanchunkTextSplitter(80, markdown=True).create_documents([MARKDOWN_TABLE])
+    headed = [doc for doc in docs if "table_header" in doc.metadata]
+    assert 3 < len(headed) < len(docs)
+    for doc in headed:
+        header = doc.metadata["table_header"]
+        assert type(header) is dict and set(header) == {
+            "text", "start_char", "end_char", "start_byte", "end_byte",
+        }  # fmt: skip
+        assert header["text"] == "| Name | Size |"
+        assert MARKDOWN_TABLE[header["start_char"] : header["end_char"]] == header["text"]
+        json.dumps(doc.metadata)
+    assert all("row" in doc.page_content for doc in headed)
+    assert "table_header" not in docs[0].metadata and "table_header" not in docs[-1].metadata
+    headed[0].metadata["table_header"]["text"] = "changed"  # each document has its own
+    assert headed[1].metadata["table_header"]["text"] == "| Name | Size |"
+    # An HTML page's table: the header row indexes the page's readable text.
+    page = html_page()
+    readable = HtmlChunker(60).read(page).text
+    html_docs = SpanchunkTextSplitter(60, html=True).create_documents([page])
+    html_headed = [doc for doc in html_docs if "table_header" in doc.metadata]
+    assert len(html_headed) > 2
+    for doc in html_headed:
+        header = doc.metadata["table_header"]
+        assert (
+            header["text"] == "Name | Size" == readable[header["start_char"] : header["end_char"]]
+        )
+
+
+def test_pages_of_a_text_with_page_markers() -> None:
+    [whole] = SpanchunkTextSplitter(60).split_documents([Document("One.\n\fTwo.\n\fThree.")])
+    assert (whole.metadata["page_first"], whole.metadata["page_last"]) == (1, 3)
+    small = SpanchunkTextSplitter(5).split_documents([Document("One.\n\fTwo.\n\fThree.")])
+    assert [(d.metadata["page_first"], d.metadata["page_last"]) for d in small][:3] == [
+        (1, 1),
+        (2, 2),
+        (3, 3),
+    ]
+    for text in (PAGES, LABELLED):
+        docs = SpanchunkTextSplitter(70).split_documents([Document(text, id="paged")])
+        assert_pages(text, docs)
+        assert_pages(text, tree_documents([Document(text, id="t")], ParentChildChunker(300, 70)))
+
+
+def test_a_parent_split_again_gives_its_children_their_place_in_the_source() -> None:
+    # ParentDocumentRetriever's way: the child splitter cuts each parent's text. The
+    # children's pages count from the parent's first page, and a header's span moves with the
+    # offsets, into the source document.
+    for text in (PAGES, LABELLED):
+        parents = SpanchunkTextSplitter(400, level=1).split_documents([Document(text, id="p")])
+        assert any(p.metadata["page_first"] < p.metadata["page_last"] for p in parents)
+        children = SpanchunkTextSplitter(70).split_documents(parents)
+        assert_exact(text, children)
+        assert_pages(text, children)
+    text = "# Intro\n\n" + "Some words of an introduction, café. " * 7 + "\n\n" + MARKDOWN_TABLE
+    parents = SpanchunkTextSplitter(200, level=1, markdown=True).create_documents([text])
+    children = SpanchunkTextSplitter(60, markdown=True).split_documents(parents)
+    headed = [doc for doc in children if "table_header" in doc.metadata]
+    assert headed and all(doc.metadata["table_header"]["start_char"] > 200 for doc in headed)
+    for doc in headed:
+        header = doc.metadata["table_header"]
+        assert text[header["start_char"] : header["end_char"]] == header["text"]
+        assert text.encode()[header["start_byte"] : header["end_byte"]] == header["text"].encode()
+    # A parent's source span is its own: its children, cut from its readable text, have none.
+    html_parents = SpanchunkTextSplitter(400, level=1, html=True).create_documents([html_page()])
+    assert all("source_start_byte" in doc.metadata for doc in html_parents)
+    html_children = SpanchunkTextSplitter(60).split_documents(html_parents)
+    assert not any("source_start_byte" in doc.metadata for doc in html_children)
+
+
+def test_documents_without_them_carry_none_of_the_keys() -> None:
+    text = "# Title\n\n" + REPEATED + "\n\n## Part\n\n" + REPEATED[:300]
+    docs = (
+        SpanchunkTextSplitter(60).split_documents([Document(REPEATED)])
+        + SpanchunkTextSplitter(60, markdown=True).create_documents([text])
+        + SpanchunkTextSplitter(60, language="python").create_documents(
+            ["def f():\n    return 1\n"]
+        )
+        + tree_documents([text], HierarchicalChunker([300, 120, 40]))
+        + [chunk_to_document(ParentChildChunker(300, 60).chunk(text)[0])]
+    )
+    assert len(docs) > 40
+    assert not any(key in doc.metadata for doc in docs for key in OWN_KEYS)
+
+
+def test_html_is_one_structure_and_the_splitter_pickles() -> None:
+    for other in ({"markdown": True}, {"language": "python"}):
+        with pytest.raises(ValueError, match="two structures: give one of them"):
+            SpanchunkTextSplitter(100, html=True, **other)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"markdown=True and language='python'"):
+        SpanchunkTextSplitter(100, markdown=True, language="python")
+    splitter = SpanchunkTextSplitter(120, html=True)
+    again = pickle.loads(pickle.dumps(splitter))
+    assert isinstance(again.chunker, HtmlChunker)
+    page = html_page()
+    assert again.create_documents([page]) == splitter.create_documents([page])
+
+
+def test_chunk_store_and_chunk_to_document_keep_what_a_chunk_carries(tmp_path: Path) -> None:
+    page = html_page()
+    chunker = ParentChildChunker(300, 60, parent_chunker="html")
+    chunker.chunk(page)
+    parents = list(chunker.parents)
+    [table_parent] = [p for p in parents if "table_header" in p.metadata][:1]
+    document = chunk_to_document(table_parent)
+    metadata = document.metadata
+    assert list(metadata)[-4:] == [
+        "headings", "source_start_byte", "source_end_byte", "table_header",
+    ]  # fmt: skip
+    assert type(metadata["table_header"]) is dict
+    assert metadata["table_header"] == dict(table_parent.metadata["table_header"])
+    for registry in (ParentRegistry(), SqliteRegistry(tmp_path / "p.sqlite")):
+        store = ChunkStore(registry)
+        store.mset([(table_parent.id, document)])
+        [back] = store.mget([table_parent.id])
+        assert back is not None and list(back.metadata.items()) == list(metadata.items())
+
+
+@pytest.mark.parametrize("children", [False, True])
+def test_the_constructor_fallback_carries_the_same_fields(
+    children: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    documents = [
+        Document(html_page(), id="page"),
+        Document(MARKDOWN_TABLE, id="table", metadata={"tags": ["a"]}),
+        Document(PAGES, id="pages"),
+        Document(LABELLED, id="labels", metadata={"page_first": 3}),
+    ]
+
+    def everything() -> list[Document]:
+        html = SpanchunkTextSplitter(120, html=True).split_documents(documents[:1])
+        tree = tree_documents(
+            documents[1:],
+            ParentChildChunker(300, 60, registry=ParentRegistry(children=children)),
+        )
+        parents = SpanchunkTextSplitter(300, level=1, markdown=True).split_documents(documents[1:])
+        return (
+            html
+            + tree
+            + parents
+            + SpanchunkTextSplitter(60, markdown=True).split_documents(parents)
+        )
+
+    fast = everything()
+    monkeypatch.setattr(langchain_fields, "_FAST", False)
+    slow = everything()
+    assert len(fast) == len(slow) > 40
+    for made, built in zip(fast, slow, strict=True):
+        assert list(made.metadata.items()) == list(built.metadata.items())
+        assert made == built and made.model_dump() == built.model_dump()
+    for key in OWN_KEYS:
+        assert any(key in doc.metadata for doc in fast), key
+    # A document that says which page it starts on: its chunks' pages count from there.
+    labelled = [doc for doc in fast if doc.metadata.get("document_id") == "labels"]
+    assert min(doc.metadata["page_first"] for doc in labelled) == 3
 
 
 @pytest.mark.parametrize("module", ["", ".splitter", ".docstore"])

@@ -7,6 +7,9 @@ model is downloaded and every score is known.
 from __future__ import annotations
 
 import asyncio
+import json
+import pickle
+import re
 from itertools import pairwise
 from typing import Any
 
@@ -24,7 +27,8 @@ from llama_index.core.node_parser import (
 from llama_index.core.retrievers import AutoMergingRetriever
 from llama_index.core.schema import BaseNode, MetadataMode, NodeRelationship, TextNode
 from spanchunk import Document as SpanDocument
-from spanchunk import HierarchicalChunker, ParentChildChunker
+from spanchunk import HierarchicalChunker, HtmlChunker, ParentChildChunker
+from spanchunk.integrations._common import OWN_KEYS
 from spanchunk.integrations.llamaindex import SpanchunkNodeParser
 
 REPEATED = "\n\n".join(["Exactly the same paragraph, repeated many times over."] * 30)
@@ -279,3 +283,170 @@ def test_nodes_are_the_same_objects_the_constructor_builds() -> None:
     first.metadata["author"] = "changed"  # each node has its own metadata dict
     assert second.metadata["author"] == "ada"
     assert first.relationships[NodeRelationship.NEXT].metadata is not second.metadata
+
+
+def html_page() -> str:
+    """A page with a nav, sections, non-ASCII text, character references and a table whose
+    first row is a header."""
+    sections = "".join(
+        f"<h2>Part {n} &amp; more</h2><p>Paragraph {n} of the page, with <em>words</em> in "
+        f"it and caf&eacute; 中文 {n}.</p>"
+        for n in range(6)
+    )
+    rows = "".join(f"<tr><td>row {n}</td><td>{n * 7}</td></tr>" for n in range(14))
+    return (
+        "<!DOCTYPE html><html><head><title>Title</title></head><body><nav>Home</nav><main>"
+        f"<h1>Guide</h1>{sections}<table><tr><th>Name</th><th>Size</th></tr>{rows}</table>"
+        "</main><footer>Footer</footer></body></html>"
+    )
+
+
+MARKDOWN_TABLE = (
+    "# Sizes\n\nIntro line, café.\n\n| Name | Size |\n|---|---|\n"
+    + "".join(f"| row {n} | {n * 7} |\n" for n in range(20))
+    + "\n## After\n\nThe end.\n"
+)
+PAGES = "\n\f".join(f"Page {n}. " + "A sentence on this page. " * 6 for n in range(1, 8))
+LABELLED = "".join(
+    f"<!-- page {n} -->\nPage {n}. " + "A sentence on this page. " * 6 + "\n\n"
+    for n in range(12, 19)
+)
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z0-9]+", text)
+
+
+def page_at(text: str, position: int) -> int:
+    """The page of the char at ``position``: form feeds end pages, labels start them."""
+    labels = [(m.start(), int(m.group(1))) for m in re.finditer(r"<!-- page (\d+) -->", text)]
+    if not labels:
+        return 1 + text[:position].count("\f")
+    before = [page for start, page in labels if start <= position]
+    return before[-1] if before else labels[0][1] - 1
+
+
+def assert_pages(text: str, nodes: list[BaseNode]) -> None:
+    assert nodes
+    for node in nodes:
+        assert isinstance(node, TextNode)
+        start, end = node.start_char_idx, node.end_char_idx
+        assert start is not None and end is not None
+        assert node.metadata["page_first"] == page_at(text, start), node.text
+        assert node.metadata["page_last"] == page_at(text, end - 1), node.text
+
+
+@pytest.mark.parametrize("sizes", [[400, 120], [400, 150, 60]])
+def test_html_pages_carry_their_source_spans(sizes: list[int]) -> None:
+    page = html_page()
+    readable = HtmlChunker(100).read(page).text
+    document = Document(text=page, id_="page.html", metadata={"file_name": "page.html"})
+    nodes = SpanchunkNodeParser(chunk_sizes=sizes, html=True).get_nodes_from_documents([document])
+    assert {node.metadata["level"] for node in nodes} == set(range(len(sizes)))
+    assert_exact(readable, nodes)  # the offsets index the page's readable text
+    source = page.encode("utf-8")
+    for node in nodes:
+        start, end = node.metadata["source_start_byte"], node.metadata["source_end_byte"]
+        assert 0 <= start < end <= len(source)
+        found = iter(words(source[start:end].decode("utf-8")))
+        assert all(word in found for word in words(node.text)), node.text  # type: ignore[attr-defined]
+        embedded = node.get_content(metadata_mode=MetadataMode.EMBED)
+        assert "source_start_byte" not in embedded and "file_name: page.html" in embedded
+    tree = (
+        ParentChildChunker(*sizes, parent_chunker="html")
+        if len(sizes) == 2
+        else HierarchicalChunker(sizes, chunkers=["html", None, None])
+    ).chunk_tree(SpanDocument(page, id="page.html"))
+    assert [node.node_id for node in nodes] == [chunk.id for chunk in tree]
+    assert [
+        {key: node.metadata[key] for key in ("source_start_byte", "source_end_byte")}
+        for node in nodes
+    ] == [
+        {key: chunk.metadata[key] for key in ("source_start_byte", "source_end_byte")}
+        for chunk in tree
+    ]
+
+
+def test_table_nodes_carry_the_header_as_a_plain_dict() -> None:
+    document = Document(text=MARKDOWN_TABLE, id_="table")
+    parser = SpanchunkNodeParser(chunk_sizes=[200, 60], markdown=True)
+    nodes = parser.get_nodes_from_documents([document])
+    headed = [node for node in nodes if "table_header" in node.metadata]
+    assert {node.metadata["level"] for node in headed} == {0, 1} and len(headed) < len(nodes)
+    encoded = MARKDOWN_TABLE.encode()
+    for node in headed:
+        header = node.metadata["table_header"]
+        assert type(header) is dict and header["text"] == "| Name | Size |"
+        assert MARKDOWN_TABLE[header["start_char"] : header["end_char"]] == header["text"]
+        assert encoded[header["start_byte"] : header["end_byte"]] == header["text"].encode()
+        assert "table_header" not in node.get_content(metadata_mode=MetadataMode.EMBED)
+        json.dumps(node.metadata)
+    headed[0].metadata["table_header"]["text"] = "changed"  # each node has its own
+    assert headed[1].metadata["table_header"]["text"] == "| Name | Size |"
+    # Nodes cut from nodes: the header's span is in the document still.
+    text = "# Intro\n\n" + "Some words of an introduction, café. " * 7 + "\n\n" + MARKDOWN_TABLE
+    pieces = SpanchunkNodeParser(chunk_sizes=[200], markdown=True).get_nodes_from_documents(
+        [Document(text=text, id_="later")]
+    )
+    again = SpanchunkNodeParser(chunk_sizes=[40], markdown=True).get_nodes_from_documents(pieces)
+    moved = [node for node in again if "table_header" in node.metadata]
+    assert moved
+    for node in moved:
+        header = node.metadata["table_header"]
+        assert header["start_char"] > 200
+        assert text[header["start_char"] : header["end_char"]] == header["text"]
+        assert text.encode()[header["start_byte"] : header["end_byte"]] == header["text"].encode()
+
+
+@pytest.mark.parametrize("text", [PAGES, LABELLED])
+def test_pages_of_a_text_with_page_markers(text: str) -> None:
+    [whole] = SpanchunkNodeParser(chunk_sizes=[60]).get_nodes_from_documents(
+        [Document(text="One.\n\fTwo.\n\fThree.")]
+    )
+    assert (whole.metadata["page_first"], whole.metadata["page_last"]) == (1, 3)
+    nodes = SpanchunkNodeParser(chunk_sizes=[400, 150, 60]).get_nodes_from_documents(
+        [Document(text=text, id_="paged")]
+    )
+    assert_pages(text, nodes)
+    # Nodes cut from those nodes: their pages count from the piece's first page.
+    pieces = [node for node in nodes if node.metadata["level"] == 2]
+    assert any(p.metadata["page_first"] < p.metadata["page_last"] for p in pieces)
+    again = SpanchunkNodeParser(chunk_sizes=[100, 30]).get_nodes_from_documents(pieces)
+    assert_exact(text, again)
+    assert_pages(text, again)
+
+
+def test_nodes_without_them_carry_none_of_the_keys() -> None:
+    text = "# Title\n\n" + REPEATED + "\n\n## Part\n\n" + REPEATED[:300]
+    nodes = [
+        *SpanchunkNodeParser(chunk_sizes=[300, 60]).get_nodes_from_documents(
+            [Document(text=REPEATED)]
+        ),
+        *SpanchunkNodeParser(chunk_sizes=[300, 120, 60], markdown=True).get_nodes_from_documents(
+            [Document(text=text)]
+        ),
+        *SpanchunkNodeParser(chunk_sizes=[60], language="python").get_nodes_from_documents(
+            [Document(text="def f():\n    return 1\n")]
+        ),
+    ]
+    assert len(nodes) > 40
+    assert not any(key in node.metadata for node in nodes for key in OWN_KEYS)
+
+
+def test_html_is_one_structure_and_the_setting_serialises() -> None:
+    for other in ({"markdown": True}, {"language": "python"}):
+        with pytest.raises(ValueError, match="two structures: give one of them"):
+            SpanchunkNodeParser(chunk_sizes=[400, 100], html=True, **other)
+    parser = SpanchunkNodeParser(chunk_sizes=[400, 100], html=True)
+    data = parser.to_dict()
+    assert data["html"] is True and data["class_name"] == "SpanchunkNodeParser"
+    document = Document(text=html_page(), id_="page.html")
+    expected = parser.get_nodes_from_documents([document])
+    for again in (
+        SpanchunkNodeParser.from_dict(data),
+        SpanchunkNodeParser.from_json(parser.to_json()),
+        pickle.loads(pickle.dumps(parser)),
+    ):
+        assert again.html and again.to_dict() == data
+        assert again.get_nodes_from_documents([document]) == expected
+    assert not SpanchunkNodeParser.from_dict(SpanchunkNodeParser().to_dict()).html

@@ -11,6 +11,7 @@ from spanchunk import (
     Chunker,
     CodeChunker,
     HierarchicalChunker,
+    HtmlChunker,
     MarkdownChunker,
     ParentChildChunker,
     RecursiveChunker,
@@ -173,9 +174,117 @@ def path_fields(metadata: Mapping[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def path_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """A chunk's paths back from a framework's metadata (``path_fields`` undone)."""
-    return {key: tuple(metadata[key]) for key in PATH_KEYS if key in metadata}
+#: What a chunk of an HTML page, of a table with a header row or of a text with page markers
+#: carries in its metadata beyond its paths (``Chunk.metadata``'s keys, and the frameworks'):
+#: written under the same keys where a chunk has them, never copied with the document's
+#: metadata.
+OWN_KEYS = ("source_start_byte", "source_end_byte", "table_header", "page_first", "page_last")
+
+#: Every key of what a chunk carries: its paths and its own fields.
+CARRIED_KEYS = (*PATH_KEYS, *OWN_KEYS)
+
+
+class CarriedFields:
+    """What the chunks of one document carry, as the frameworks' metadata hold it: the
+    paths (``path_fields``), then the own fields, each where a chunk has it; a table header
+    as a plain dict of its own. The core's framework writers write the same.
+
+    A document's text may lie inside a larger one (a parent split again): a table header's
+    span then moves by the text's offsets in its source (``byte_offset`` None: unknown, and
+    the header's bytes are None), and when the document's metadata says which page its text
+    starts on (``page_first``, an int), its chunks' pages count from there (moved by the
+    difference between it and the first chunk's own first page).
+    """
+
+    __slots__ = ("_byte_offset", "_char_offset", "_shift", "_start_page")
+
+    def __init__(
+        self, base: Mapping[str, Any], char_offset: int = 0, byte_offset: int | None = 0
+    ) -> None:
+        start = base.get("page_first")
+        self._start_page = start if isinstance(start, int) and not isinstance(start, bool) else None
+        self._char_offset = char_offset
+        self._byte_offset = byte_offset
+        self._shift: int | None = None
+
+    def of(self, metadata: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields of the chunk whose metadata is ``metadata``, in their order."""
+        fields = path_fields(metadata)
+        if not metadata:
+            return fields
+        for key in ("source_start_byte", "source_end_byte"):
+            value = metadata.get(key)
+            if value is not None:
+                fields[key] = value
+        header = metadata.get("table_header")
+        if header is not None:
+            fields["table_header"] = self._header(header)
+        first, last = metadata.get("page_first"), metadata.get("page_last")
+        if first is not None and self._shift is None and self._start_page is not None:
+            self._shift = self._start_page - first
+        shift = self._shift or 0
+        if first is not None:
+            fields["page_first"] = first + shift if shift else first
+        if last is not None:
+            fields["page_last"] = last + shift if shift else last
+        return fields
+
+    def _header(self, header: Mapping[str, Any]) -> dict[str, Any]:
+        """A table header as a plain dict, its span moved by the text's offsets."""
+        moved = dict(header)
+        char_offset, byte_offset = self._char_offset, self._byte_offset
+        for key, offset in (
+            ("start_char", char_offset),
+            ("end_char", char_offset),
+            ("start_byte", byte_offset),
+            ("end_byte", byte_offset),
+        ):
+            if key in moved and offset != 0:
+                moved[key] = None if offset is None else moved[key] + offset
+        return moved
+
+
+def chunk_fields(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """What one chunk carries, as the frameworks' metadata hold it (``CarriedFields``, for a
+    chunk of a whole document)."""
+    return CarriedFields({}).of(metadata)
+
+
+def carried_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """What a chunk carries, back from a framework's metadata (``chunk_fields`` undone):
+    the paths as tuples, the own fields as they are."""
+    carried = {key: tuple(metadata[key]) for key in PATH_KEYS if key in metadata}
+    carried.update((key, metadata[key]) for key in OWN_KEYS if key in metadata)
+    return carried
+
+
+def structure_of(markdown: bool, language: str | None, html: bool) -> str | None:
+    """The structure an integration's settings ask for: ``"html"``, ``"markdown"``,
+    ``"code"`` or None (plain text).
+
+    Raises:
+        ValueError: two of them are asked for.
+    """
+    asked = [
+        setting
+        for setting, given in (
+            ("html=True", html),
+            ("markdown=True", markdown),
+            (f"language={language!r}", language is not None),
+        )
+        if given
+    ]
+    if len(asked) > 1:
+        raise ValueError(
+            f"{' and '.join(asked)} are {'two' if len(asked) == 2 else 'three'} structures: "
+            "give one of them (html=True for HTML pages, markdown=True for Markdown, "
+            "language=... for source code)"
+        )
+    if html:
+        return "html"
+    if markdown:
+        return "markdown"
+    return None if language is None else "code"
 
 
 def recursive_chunker(
@@ -186,14 +295,24 @@ def recursive_chunker(
     markdown: bool,
     *,
     language: str | None = None,
+    html: bool = False,
 ) -> RecursiveChunker:
-    """A one-level chunker: Markdown-aware (heading paths), source code of ``language``
-    (symbol paths), or plain recursive."""
-    if language is not None:
+    """A one-level chunker: of HTML pages, Markdown-aware (heading paths), source code of
+    ``language`` (symbol paths), or plain recursive.
+
+    Raises:
+        ValueError: two structures are asked for.
+    """
+    structure = structure_of(markdown, language, html)
+    if structure == "code":
         return CodeChunker(
             chunk_size, overlap=overlap or None, unit=unit, encoding=encoding, language=language
         )
-    kind = MarkdownChunker if markdown else RecursiveChunker
+    kind: type[RecursiveChunker] = RecursiveChunker
+    if structure == "html":
+        kind = HtmlChunker
+    elif structure == "markdown":
+        kind = MarkdownChunker
     return kind(chunk_size, overlap=overlap or None, unit=unit, encoding=encoding)
 
 
@@ -205,17 +324,20 @@ def hierarchical_chunker(
     markdown: bool,
     *,
     language: str | None = None,
+    html: bool = False,
 ) -> HierarchicalChunker:
-    """An N-level chunker, top size first; Markdown sections (or the definitions of source
-    code in ``language``) at the top level when asked.
+    """An N-level chunker, top size first; HTML pages (every level cuts a page's readable
+    text), Markdown sections or the definitions of source code in ``language`` at the top
+    level when asked.
 
     Two sizes give a ``ParentChildChunker`` (the command line's chunker), so the ids agree
     with everything else that cuts parents and children with the same settings.
+
+    Raises:
+        ValueError: two structures are asked for.
     """
     sizes = list(sizes)
-    if markdown and language is not None:
-        raise ValueError("markdown and language are two structures: give one of them")
-    structure = "code" if language is not None else "markdown" if markdown else None
+    structure = structure_of(markdown, language, html)
     if len(sizes) == 2:
         return ParentChildChunker(
             parent_size=sizes[0],

@@ -28,13 +28,25 @@ Field mapping (``Document.meta``; ``Document.id`` is ``Chunk.id``, the root keep
 ``start_byte``         ``Chunk.start_byte`` (UTF-8)
 ``end_byte``           ``Chunk.end_byte``
 ``page_number``        the page the chunk starts on, counting form feeds, as Haystack does
-``headings``           the Markdown heading path (``markdown=True``)
+``headings``           the heading path (``markdown=True``, ``html=True``)
 ``symbols``            source code's symbol path (a ``CodeChunker`` level)
 ``language``           source code's language, with ``symbols``
+``source_start_byte``  an HTML page's chunk (``html=True``): its byte range in the page's
+``source_end_byte``    UTF-8 source
+``table_header``       a chunk of a table with a header row: the row (``text``,
+                       ``start_char``, ``end_char``, ``start_byte``, ``end_byte``), a dict
+``page_first``         a chunk of a text with page markers (form feeds, page comments, ...):
+``page_last``          the first and last page it spans
 ``_split_overlap``     leaves only, when ``split_overlap`` > 0: Haystack's format
 =====================  ==================================================================
 
-The original document's meta is copied into every chunk.
+The last five are ``Chunk.metadata``'s, written where the chunk has them. The original
+document's meta is copied into every chunk; its own ``page_first`` (a document that is part
+of a larger one) is the page its text starts on, which its chunks' pages count from.
+
+With ``html=True`` each document is an HTML page: the chunks are its readable text, which
+``split_idx_start`` / ``split_idx_end`` and the byte offsets index (``HtmlChunker.read`` gives
+it), and ``source_start_byte`` / ``source_end_byte`` locate each chunk in the page's source.
 
 Example:
     >>> from haystack import Document
@@ -53,18 +65,19 @@ from collections.abc import Iterable
 from dataclasses import fields, replace
 from typing import Any
 
-from spanchunk import Chunk, HierarchicalChunker, _core
+from spanchunk import Chunk, HierarchicalChunker, HtmlChunker, _core
 from spanchunk import Document as SpanDocument
 from spanchunk.chunkers import hooks
 from spanchunk.document import check_id
 from spanchunk.integrations._common import (
+    OWN_KEYS,
+    CarriedFields,
     PageNumbers,
     cut_registered,
     hierarchical_chunker,
     is_shallow,
     metadata_copier,
     missing_extra,
-    path_fields,
     within_declared_range,
 )
 from spanchunk.units import Unit
@@ -84,7 +97,7 @@ _new = object.__new__
 _set = object.__setattr__
 _FIELDS = [field.name for field in fields(Document)]
 # The tree keys of each chunk's meta, in the order they are written (the core writes them
-# under these names: ``_core.haystack_cut``), the heading path last, where a chunk has one.
+# under these names: ``_core.haystack_cut``), then what a chunk carries, where it has it.
 META_KEYS = (
     "__level",
     "__block_size",
@@ -100,6 +113,7 @@ META_KEYS = (
     "headings",
     "symbols",
     "language",
+    *OWN_KEYS,
 )
 _SHAPE = _core.ModelShape(
     Document,
@@ -145,6 +159,7 @@ def _constructed_tree(tree: _Tree) -> tuple[list[Document], list[str]]:
     """One document's tree through Haystack's constructor (the reference path)."""
     chunks, meta, sizes, root_id, top_parent, page_breaks = tree
     deep = not is_shallow(meta)
+    carried = CarriedFields(meta)
     depth_of_leaves = len(sizes)
     out: list[Document] = []
     top_ids: list[str] = []
@@ -169,7 +184,7 @@ def _constructed_tree(tree: _Tree) -> tuple[list[Document], list[str]]:
             "start_byte": chunk.start_byte,
             "end_byte": chunk.end_byte,
         }
-        meta_fields.update(path_fields(chunk.metadata))
+        meta_fields.update(carried.of(chunk.metadata))
         out.append(_constructed(chunk.id, chunk.text, meta_fields))
     return out, top_ids
 
@@ -188,8 +203,13 @@ def _same_haystack_layout(shape: Any = _SHAPE) -> bool:
         child = Chunk(
             "c1", "probe", "doc", 0, 0, 6, 11, 6, 11, "p1", (), {"symbols": ("S",), "language": "c"}
         )
-        for meta in ({"key": 1, "__level": "stale"}, {"tags": ["a"]}):
-            arguments: _Tree = ([parent, child], meta, [20, 10], "doc", "root", [3])
+        header = {"text": "A", "start_char": 0, "end_char": 1, "start_byte": 0, "end_byte": 1}
+        own = {"source_start_byte": 2, "source_end_byte": 9, "table_header": header}
+        page = Chunk(
+            "c2", "row", "doc", 1, 0, 0, 3, 0, 3, "p1", (), {**own, "page_first": 2, "page_last": 3}
+        )
+        for meta in ({"key": 1, "__level": "stale"}, {"tags": ["a"]}, {"page_first": 5}):
+            arguments: _Tree = ([parent, child, page], meta, [20, 10], "doc", "root", [3])
             built, top_ids = _core.haystack_documents(shape, *arguments)
             expected, expected_top = _constructed_tree(arguments)
             if top_ids != expected_top or len(built) != len(expected):
@@ -237,6 +257,9 @@ class SpanchunkDocumentSplitter:
         language: Cut the top level of source code of this language (``"python"``,
             ``"rust"``, ...) at its definitions; every chunk gets ``symbols`` and
             ``language``.
+        html: Cut each document as an HTML page (its readable text, by its headings, at the
+            top level); every chunk gets ``headings``, ``source_start_byte`` and
+            ``source_end_byte``. Not with ``markdown`` or ``language``.
         include_root: Return the original document as the root (``__level`` 0), as
             Haystack's ``HierarchicalDocumentSplitter`` does. Without it, the top chunks
             have no ``__parent_id``.
@@ -245,6 +268,10 @@ class SpanchunkDocumentSplitter:
         documents: Every document of every tree: each root, then its levels from the top.
         leaf_documents: The leaves only (what gets embedded).
         parent_documents: Everything with children (roots included): the parent store's.
+
+    Raises:
+        ValueError: ``block_sizes`` is empty, or two of ``markdown``, ``html`` and
+            ``language`` are given.
     """
 
     def __init__(
@@ -257,6 +284,7 @@ class SpanchunkDocumentSplitter:
         markdown: bool = False,
         include_root: bool = True,
         language: str | None = None,
+        html: bool = False,
     ) -> None:
         sizes = sorted(set(block_sizes), reverse=True)
         if not sizes:
@@ -268,8 +296,9 @@ class SpanchunkDocumentSplitter:
         self.markdown = markdown
         self.include_root = include_root
         self.language = language
+        self.html = html
         self._chunker: HierarchicalChunker = hierarchical_chunker(
-            sizes, split_overlap, unit, encoding, markdown, language=language
+            sizes, split_overlap, unit, encoding, markdown, language=language, html=html
         )
 
     @component.output_types(
@@ -322,7 +351,7 @@ class SpanchunkDocumentSplitter:
             text = _text_of(document)
             root_id = check_id(document.id)
             top_parent = root_id if include_root else None
-            columns.append((text, root_id, document.meta, top_parent, PageNumbers(text).breaks))
+            columns.append((text, root_id, document.meta, top_parent, self._page_breaks(text)))
         trees = cut_registered(
             chunker,
             _core.haystack_cut,
@@ -355,7 +384,7 @@ class SpanchunkDocumentSplitter:
         chunker = self._chunker
         root_id = document.id
         top_parent = root_id if self.include_root else None
-        page_breaks = PageNumbers(text).breaks
+        page_breaks = self._page_breaks(text)
         chunks = chunker.chunk_tree(SpanDocument(text, id=root_id))
         chunker.clear()  # the parents go out as documents: the registry would only grow
         arguments: _Tree = (
@@ -376,6 +405,13 @@ class SpanchunkDocumentSplitter:
             return out
         return [_root(document, top_ids), *out]
 
+    def _page_breaks(self, text: str) -> list[int]:
+        """The char offsets of the form feeds in the text the chunks index: an HTML page's
+        readable text (read only when its source has a form feed), else the document's."""
+        if self.html and "\f" in text:
+            text = HtmlChunker(1).read(text).text
+        return PageNumbers(text).breaks
+
     def to_dict(self) -> dict[str, Any]:
         """The component's settings, for pipeline serialisation."""
         return default_to_dict(
@@ -387,6 +423,7 @@ class SpanchunkDocumentSplitter:
             markdown=self.markdown,
             include_root=self.include_root,
             **({"language": self.language} if self.language is not None else {}),
+            html=self.html,
         )
 
     @classmethod

@@ -28,10 +28,17 @@ Field mapping: ``node.node_id`` = ``Chunk.id``; ``node.text`` = ``Chunk.text``;
 ``start_char_idx`` / ``end_char_idx`` = ``Chunk.start_char`` / ``end_char``;
 ``ref_doc_id`` = the document's ``id_``; ``metadata`` = the document's metadata (with
 ``include_metadata``, the default) plus ``level`` (``Chunk.level``: 0 for the leaves),
-``start_byte``, ``end_byte`` and, for Markdown, ``headings`` (for source code, ``symbols``
-and ``language``). Those keys are excluded from the embedding and LLM text
-(``excluded_embed_metadata_keys`` / ``excluded_llm_metadata_keys``), so they do not change
-what is embedded.
+``start_byte``, ``end_byte`` and, for Markdown and HTML, ``headings`` (for source code,
+``symbols`` and ``language``), and where the chunk has them, ``source_start_byte`` and
+``source_end_byte`` (an HTML page's chunk: its byte range in the page's UTF-8 source),
+``table_header`` (a chunk of a table with a header row: the row, as a plain dict) and
+``page_first`` and ``page_last`` (a text with page markers: the pages it spans). Those keys
+are excluded from the embedding and LLM text (``excluded_embed_metadata_keys`` /
+``excluded_llm_metadata_keys``), so they do not change what is embedded.
+
+With ``html=True`` each document is an HTML page: the nodes' text is the page's readable
+text, which ``start_char_idx`` / ``end_char_idx`` index (``HtmlChunker.read`` gives it), and
+``source_start_byte`` / ``source_end_byte`` locate each node in the page's source.
 
 Example:
     >>> from llama_index.core import Document
@@ -56,9 +63,10 @@ from typing import Any
 from spanchunk import Chunk, HierarchicalChunker
 from spanchunk import Document as SpanDocument
 from spanchunk.integrations._common import (
+    OWN_KEYS,
+    CarriedFields,
     hierarchical_chunker,
     missing_extra,
-    path_fields,
     same_model,
     within_declared_range,
 )
@@ -85,10 +93,11 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 __all__ = ["SpanchunkNodeParser"]
 
 # Metadata keys this parser adds; kept out of the text that is embedded or shown to an LLM.
-SPAN_KEYS = ("level", "start_byte", "end_byte", "headings", "symbols", "language")
+SPAN_KEYS = ("level", "start_byte", "end_byte", "headings", "symbols", "language", *OWN_KEYS)
 # What a document's metadata loses when copied into its nodes: what this parser writes, but a
-# document's own ``language`` (a code chunk's overrides it).
-_WRITTEN_KEYS = frozenset(SPAN_KEYS) - {"language"}
+# document's own ``language`` (a code chunk's overrides it) and its own pages (where a piece's
+# chunks' pages count from: CarriedFields).
+_WRITTEN_KEYS = frozenset(SPAN_KEYS) - {"language", "page_first", "page_last"}
 
 
 def _node_hash(text: str, metadata: dict[str, Any]) -> str:
@@ -237,10 +246,16 @@ class SpanchunkNodeParser(NodeParser):
         markdown: Cut the top level at Markdown sections; every node gets ``headings``.
         language: Cut the top level of source code of this language (``"python"``, ...) at
             its definitions; every node gets ``symbols`` and ``language``.
+        html: Cut each document as an HTML page (its readable text, by its headings, at the
+            top level); every node gets ``headings``, ``source_start_byte`` and
+            ``source_end_byte``. Not with ``markdown`` or ``language``.
         include_metadata: Copy the document's metadata into every node.
         include_prev_next_rel: Add ``PREVIOUS`` / ``NEXT`` relationships.
 
     The base class's ``id_func`` is not used: ids are spanchunk's.
+
+    Raises:
+        ValueError: Two of ``markdown``, ``html`` and ``language`` are given.
     """
 
     chunk_sizes: list[int] = Field(
@@ -254,6 +269,7 @@ class SpanchunkNodeParser(NodeParser):
     language: str | None = Field(
         default=None, description="Cut source code of this language at its definitions first."
     )
+    html: bool = Field(default=False, description="Cut each document as an HTML page.")
 
     _chunker: HierarchicalChunker = PrivateAttr()
 
@@ -267,6 +283,7 @@ class SpanchunkNodeParser(NodeParser):
             self.encoding,
             self.markdown,
             language=self.language,
+            html=self.html,
         )
 
     @classmethod
@@ -279,6 +296,15 @@ class SpanchunkNodeParser(NodeParser):
         """The parser with LlamaIndex's default sizes ``[2048, 512, 128]`` unless given."""
         sizes = [2048, 512, 128] if chunk_sizes is None else list(chunk_sizes)
         return cls(chunk_sizes=sizes, chunk_overlap=chunk_overlap, **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], **kwargs: Any) -> SpanchunkNodeParser:
+        """The parser from ``to_dict``'s output (``from_json`` reads it too). The base class's
+        ``id_func``, written there as a description of itself and not used by this parser,
+        is left out: given back, it is not a function."""
+        settings = {key: value for key, value in data.items() if key != "id_func"}
+        parser: SpanchunkNodeParser = super().from_dict(settings, **kwargs)
+        return parser
 
     @classmethod
     def class_name(cls) -> str:
@@ -363,6 +389,7 @@ class SpanchunkNodeParser(NodeParser):
         excluded_embed = list(dict.fromkeys([*document.excluded_embed_metadata_keys, *SPAN_KEYS]))
         excluded_llm = list(dict.fromkeys([*document.excluded_llm_metadata_keys, *SPAN_KEYS]))
         text_template = getattr(document, "text_template", DEFAULT_TEXT_NODE_TMPL)
+        carried = CarriedFields(document.metadata, char_offset, byte_offset)
         texts: list[str] = []
         metadatas: list[dict[str, Any]] = []
         for chunk in chunks:
@@ -373,7 +400,7 @@ class SpanchunkNodeParser(NodeParser):
                 metadata["end_byte"] = chunk.end_byte + byte_offset
             chunk_metadata = chunk.metadata
             if chunk_metadata:
-                metadata.update(path_fields(chunk_metadata))
+                metadata.update(carried.of(chunk_metadata))
             texts.append(chunk.text)
             metadatas.append(metadata)
         # One RelatedNodeInfo per node, shared by every relationship that points at it, made

@@ -40,14 +40,17 @@ fields of their mapping that one chunk determines, under the same names:
 
 - LlamaIndex ``TextNode``: ``id_`` = ``Chunk.id``, ``text``, ``start_char_idx`` /
   ``end_char_idx``, ``metadata`` = the document's metadata plus ``level``, ``start_byte``,
-  ``end_byte`` and the paths (``headings``, ``symbols``, ``language``), those keys excluded from
-  the embed and LLM text; ``SOURCE`` = the document id (the node's ``ref_doc_id``),
-  ``PARENT`` = ``Chunk.parent_id``. No ``PREVIOUS`` / ``NEXT`` (a feed holds the changed
-  chunks, not their neighbours) and no ``CHILD`` (a leaf has none).
+  ``end_byte``, the paths (``headings``, ``symbols``, ``language``) and the chunk's own fields
+  (``source_start_byte``, ``source_end_byte``, ``table_header``, ``page_first``,
+  ``page_last``, where it has them), those keys excluded from the embed and LLM text;
+  ``SOURCE`` = the document id (the node's ``ref_doc_id``), ``PARENT`` = ``Chunk.parent_id``.
+  No ``PREVIOUS`` / ``NEXT`` (a feed holds the changed chunks, not their neighbours) and no
+  ``CHILD`` (a leaf has none).
 - Haystack ``Document``: ``id`` = ``Chunk.id``, ``content``, ``meta`` = the document's metadata
   plus ``__parent_id``, ``source_id`` (the document id), ``split_id``, ``split_idx_start``,
-  ``split_idx_end``, ``start_byte``, ``end_byte`` and the paths. No ``__level``,
-  ``__block_size``, ``__children_ids`` or ``page_number``: they need the whole tree or text.
+  ``split_idx_end``, ``start_byte``, ``end_byte``, the paths and the own fields. No
+  ``__level``, ``__block_size``, ``__children_ids`` or ``page_number``: they need the whole
+  tree or text.
 
 The offsets, the position in the document (``index``, ``split_id``) and the parent id
 written are those of the chunk when it was upserted: a chunk that an edit elsewhere moved (or
@@ -76,7 +79,7 @@ from dataclasses import replace
 from typing import Any
 
 from spanchunk import Chunk, _core
-from spanchunk.integrations._common import PATH_KEYS, metadata_copier, path_fields
+from spanchunk.integrations._common import CARRIED_KEYS, chunk_fields, metadata_copier
 from spanchunk.stores.changes import ChangeFeed, ChangeRecords, Upsert, apply_changes
 
 __all__ = [
@@ -334,12 +337,13 @@ def _llamaindex_leaf(chunk: Chunk, embedding: Any) -> Any:
         SPAN_KEYS,
     )
 
-    own = {key: value for key, value in chunk.metadata.items() if key not in _WRITTEN_KEYS}
+    carried_keys = _WRITTEN_KEYS.union(CARRIED_KEYS)
+    own = {key: value for key, value in chunk.metadata.items() if key not in carried_keys}
     metadata = metadata_copier(own)(own)  # no node shares a mutable value with another
     metadata["level"] = chunk.level
     metadata["start_byte"] = chunk.start_byte
     metadata["end_byte"] = chunk.end_byte
-    metadata.update(path_fields(chunk.metadata))
+    metadata.update(chunk_fields(chunk.metadata))
     relationships: dict[Any, Any] = {
         NodeRelationship.SOURCE: RelatedNodeInfo(node_id=chunk.document_id)
     }
@@ -429,8 +433,8 @@ def _haystack_leaf(chunk: Chunk) -> Any:
     for the fields)."""
     from haystack import Document  # noqa: PLC0415
 
-    path_keys = frozenset(PATH_KEYS)
-    own = {key: value for key, value in chunk.metadata.items() if key not in path_keys}
+    carried_keys = frozenset(CARRIED_KEYS)
+    own = {key: value for key, value in chunk.metadata.items() if key not in carried_keys}
     meta = metadata_copier(own)(own)  # no document shares a mutable value with another
     meta.update(
         {
@@ -443,7 +447,7 @@ def _haystack_leaf(chunk: Chunk) -> Any:
             "end_byte": chunk.end_byte,
         }
     )
-    meta.update(path_fields(chunk.metadata))
+    meta.update(chunk_fields(chunk.metadata))
     return Document(id=chunk.id, content=chunk.text, meta=meta)
 
 

@@ -11,7 +11,8 @@ use crate::py::chunk::build::cut_documents;
 use crate::py::chunk::PyChunk;
 use crate::py::engine::splitter::PySplitter;
 
-use super::rows::{cut_views, PathLookup, RowView};
+use super::carried::FieldWriter;
+use super::rows::{cut_views, RowView};
 use super::shape::{chunk_metadata, template, PyModelShape};
 
 /// How one document's tree is written as Haystack documents: the meta they copy, the block
@@ -35,13 +36,13 @@ pub(crate) fn haystack_write<'py>(
     sorted: Option<&LeavesAndParents<'py>>,
 ) -> PyResult<()> {
     let py = out.py();
-    let keys = shape.meta_keys::<14>(py, "a Haystack writer")?;
-    let [level_key, block_size, parent_id_key, children_ids, source_id_key, page_number, split_id, split_idx_start, split_idx_end, start_byte, end_byte, headings_key, symbols_key, language_key] =
+    let keys = shape.meta_keys::<19>(py, "a Haystack writer")?;
+    let [level_key, block_size, parent_id_key, children_ids, source_id_key, page_number, split_id, split_idx_start, split_idx_end, start_byte, end_byte, carried @ ..] =
         &keys;
-    // The template holds every key but the paths (set only where a chunk has them).
+    // The template holds every key but what a chunk carries (set only where it has it).
     let (template, deep) = template(writing.base, &keys[..11])?;
     let depth_of_leaves = writing.block_sizes.len();
-    let mut paths_of = PathLookup::new();
+    let mut carried = FieldWriter::new(carried, writing.base, 0, 0)?;
     for view in views {
         let view = view?;
         let depth = depth_of_leaves
@@ -79,16 +80,7 @@ pub(crate) fn haystack_write<'py>(
         metadata.set_item(split_idx_end, view.end_char)?;
         metadata.set_item(start_byte, view.start_byte)?;
         metadata.set_item(end_byte, view.end_byte)?;
-        let paths = paths_of.of(&view.mapping)?;
-        if let Some(path) = paths.headings {
-            metadata.set_item(headings_key, path)?;
-        }
-        if let Some(path) = paths.symbols {
-            metadata.set_item(symbols_key, path)?;
-        }
-        if let Some(language) = paths.language {
-            metadata.set_item(language_key, language)?;
-        }
+        carried.write(&metadata, &view.mapping)?;
         let document = shape.make(py, &view.id, &view.text, &metadata)?;
         if let Some((leaves, parents)) = sorted {
             // The run's `leaf_documents` and `parent_documents`, sorted as they are made: a
@@ -102,12 +94,13 @@ pub(crate) fn haystack_write<'py>(
 }
 
 /// Haystack `Document`s of one document's chunks (its tree, levels top first): the base meta,
-/// then under the shape's 14 `meta_keys` (python/spanchunk/integrations/haystack.py names
+/// then under the shape's 19 `meta_keys` (python/spanchunk/integrations/haystack.py names
 /// them), in order: the depth (the number of levels minus `Chunk.level`), the block size, the
 /// parent id (`top_parent` for the top chunks), the children's ids, `source_id`, the page
 /// (1 + the form feeds at `page_breaks` before the chunk's start), the index, the start and
-/// end char, the start and end byte, and the heading path where the chunk has one. Returns
-/// the documents and the ids of the top chunks.
+/// end char, the start and end byte, and what the chunk carries where it has it (its paths,
+/// source span, table header and pages: `FieldWriter`). Returns the documents and the ids of
+/// the top chunks.
 #[pyfunction]
 #[pyo3(signature = (shape, chunks, base, block_sizes, source_id, top_parent, page_breaks))]
 #[allow(clippy::too_many_arguments)]

@@ -11,7 +11,8 @@ use crate::py::chunk::build::cut_documents;
 use crate::py::chunk::PyChunk;
 use crate::py::engine::splitter::PySplitter;
 
-use super::rows::{cut_views, PathLookup, RowView};
+use super::carried::FieldWriter;
+use super::rows::{cut_views, RowView};
 use super::shape::{chunk_metadata, template, PyModelShape};
 
 /// How one document's chunks are written as LangChain documents: the metadata they copy,
@@ -29,20 +30,19 @@ pub(crate) type LangChainWriting<'py> = (
 
 /// The metadata keys every chunk gets, in this order (the shape's `meta_keys`, which the
 /// integration module names): start and end index, start and end byte, level, index, chunk
-/// id, document id, parent id, then child ids, headings, symbols and language where the chunk
-/// has them.
+/// id, document id, parent id, then, where the chunk has them, child ids and what it carries
+/// (headings, symbols, language, source start and end byte, table header, first and last
+/// page: `FieldWriter`).
 pub(crate) struct LangChainKeys<'py> {
     pub(crate) spans: [Bound<'py, PyString>; 9],
     pub(crate) child_ids: Bound<'py, PyString>,
-    pub(crate) headings: Bound<'py, PyString>,
-    pub(crate) symbols: Bound<'py, PyString>,
-    pub(crate) language: Bound<'py, PyString>,
+    pub(crate) carried: [Bound<'py, PyString>; 8],
 }
 
 impl<'py> LangChainKeys<'py> {
     pub(crate) fn new(py: Python<'py>, shape: &PyModelShape) -> PyResult<Self> {
-        let [start_index, end_index, start_byte, end_byte, level, index, chunk_id, document_id, parent_id, child_ids, headings, symbols, language] =
-            shape.meta_keys::<13>(py, "a LangChain writer")?;
+        let [start_index, end_index, start_byte, end_byte, level, index, chunk_id, document_id, parent_id, child_ids, carried @ ..] =
+            shape.meta_keys::<18>(py, "a LangChain writer")?;
         Ok(Self {
             spans: [
                 start_index,
@@ -56,9 +56,7 @@ impl<'py> LangChainKeys<'py> {
                 parent_id,
             ],
             child_ids,
-            headings,
-            symbols,
-            language,
+            carried,
         })
     }
 }
@@ -76,7 +74,7 @@ pub(crate) fn langchain_write<'py>(
     let (template, deep) = template(base, &keys.spans)?;
     let [start_index, end_index, start_byte, end_byte, level_key, index, chunk_id, document_id_key, parent_id_key] =
         &keys.spans;
-    let mut paths_of = PathLookup::new();
+    let mut carried = FieldWriter::new(&keys.carried, base, *char_offset, *byte_offset)?;
     for view in views {
         let view = view?;
         let metadata = chunk_metadata(&template, base, deep)?;
@@ -98,25 +96,16 @@ pub(crate) fn langchain_write<'py>(
         if let Some(children) = &view.child_ids {
             metadata.set_item(&keys.child_ids, children)?;
         }
-        let paths = paths_of.of(&view.mapping)?;
-        if let Some(path) = paths.headings {
-            metadata.set_item(&keys.headings, path)?;
-        }
-        if let Some(path) = paths.symbols {
-            metadata.set_item(&keys.symbols, path)?;
-        }
-        if let Some(language) = paths.language {
-            metadata.set_item(&keys.language, language)?;
-        }
+        carried.write(&metadata, &view.mapping)?;
         out.append(shape.make(py, &view.id, &view.text, &metadata)?)?;
     }
     Ok(())
 }
 
 /// LangChain `Document`s of many documents' chunks, in order: the base metadata, then under
-/// the shape's 13 `meta_keys` (python/spanchunk/integrations/langchain/fields.py names them, see
-/// `LangChainKeys`) the chunk's offsets, level, index and ids. Each group is a document's
-/// chunks and how to write them (`LangChainWriting`).
+/// the shape's 18 `meta_keys` (python/spanchunk/integrations/langchain/fields.py names them, see
+/// `LangChainKeys`) the chunk's offsets, level, index, ids and what it carries. Each group is
+/// a document's chunks and how to write them (`LangChainWriting`).
 #[pyfunction]
 pub(crate) fn langchain_documents<'py>(
     py: Python<'py>,

@@ -9,6 +9,7 @@
 //! Whether these objects are the ones the constructors build is checked once at import by
 //! the integration modules, which use the constructors whenever the check fails.
 
+pub(crate) mod carried;
 pub(crate) mod haystack;
 pub(crate) mod langchain;
 pub(crate) mod rows;

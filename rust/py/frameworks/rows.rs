@@ -1,9 +1,8 @@
 //! The rows of a document just cut, as views the framework writers read (`cut_views`),
-//! with their heading and symbol paths.
+//! with their metadata (paths and own fields).
 
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
-use pyo3::{ffi, intern};
 
 use std::sync::Arc;
 
@@ -12,67 +11,6 @@ use crate::py::chunk::build::{CutDocument, HeadingPaths};
 use crate::py::chunk::{
     frozen_metadata, id_string, own_metadata, substring, PyChunk, SharedDocument,
 };
-
-/// A chunk's paths as a framework's metadata holds them: `list(chunk.metadata["headings"])`
-/// when the chunk has a heading path, `list(chunk.metadata["symbols"])` and
-/// `chunk.metadata["language"]` when it has a symbol path (source code); looked up once per
-/// metadata mapping (the chunks of one path share theirs), a new list per chunk.
-pub(crate) struct PathLookup<'py> {
-    pub(crate) mapping: Option<Bound<'py, PyAny>>,
-    pub(crate) headings: Option<Bound<'py, PyAny>>,
-    pub(crate) symbols: Option<Bound<'py, PyAny>>,
-    pub(crate) language: Option<Bound<'py, PyAny>>,
-}
-
-/// The paths of one chunk, as [`PathLookup::of`] gives them.
-pub(crate) struct Paths<'py> {
-    pub(crate) headings: Option<Bound<'py, PyList>>,
-    pub(crate) symbols: Option<Bound<'py, PyList>>,
-    pub(crate) language: Option<Bound<'py, PyAny>>,
-}
-
-impl<'py> PathLookup<'py> {
-    pub(crate) fn new() -> Self {
-        Self {
-            mapping: None,
-            headings: None,
-            symbols: None,
-            language: None,
-        }
-    }
-
-    pub(crate) fn of(&mut self, mapping: &Bound<'py, PyAny>) -> PyResult<Paths<'py>> {
-        let py = mapping.py();
-        if !self.mapping.as_ref().is_some_and(|seen| seen.is(mapping)) {
-            let get = |key: &Bound<'py, PyString>| -> PyResult<Option<Bound<'py, PyAny>>> {
-                let found = mapping.call_method1(intern!(py, "get"), (key,))?;
-                Ok((!found.is_none()).then_some(found))
-            };
-            self.headings = get(intern!(py, "headings"))?;
-            self.symbols = get(intern!(py, "symbols"))?;
-            self.language = match &self.symbols {
-                Some(_) => get(intern!(py, "language"))?,
-                None => None,
-            };
-            self.mapping = Some(mapping.clone());
-        }
-        Ok(Paths {
-            headings: self.headings.as_ref().map(as_list).transpose()?,
-            symbols: self.symbols.as_ref().map(as_list).transpose()?,
-            language: self.language.clone(),
-        })
-    }
-}
-
-/// `list(sequence)`: a new list.
-fn as_list<'py>(sequence: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-    // SAFETY: `sequence` is a live object; PySequence_List returns a new list (a new
-    // reference) or NULL with an exception set.
-    unsafe {
-        Bound::from_owned_ptr_or_err(sequence.py(), ffi::PySequence_List(sequence.as_ptr()))
-            .map(|list| list.cast_into_unchecked())
-    }
-}
 
 /// What a framework object is made from, for one chunk: read from a `Chunk` (its fields,
 /// made once and kept in it) or straight from the rows of a document just cut (each id made
@@ -84,7 +22,7 @@ pub(crate) struct RowView<'py> {
     pub(crate) parent_id: Option<Bound<'py, PyString>>,
     /// None for a leaf (no list is made that nobody writes).
     pub(crate) child_ids: Option<Bound<'py, PyList>>,
-    /// The chunk's read-only metadata (where a Markdown heading path is).
+    /// The chunk's read-only metadata (its paths and own fields: `FieldWriter` reads them).
     pub(crate) mapping: Bound<'py, PyAny>,
     pub(crate) index: usize,
     pub(crate) level: usize,

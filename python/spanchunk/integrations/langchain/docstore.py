@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from spanchunk import Chunk
-from spanchunk.integrations._common import missing_extra, path_metadata
+from spanchunk.integrations._common import carried_metadata, missing_extra
 from spanchunk.integrations.langchain.fields import _own_metadata, chunk_to_document
 
 try:
@@ -34,8 +34,8 @@ class ChunkStore(BaseStore[str, Document]):
     Any store with ``get(id)`` and ``add(chunks)`` works: ``ParentRegistry`` (in memory),
     ``SqliteRegistry`` (a file another process can read), a chunker's ``.parents``.
     ``mget`` answers in the order asked, ``None`` for an unknown key; ``mset`` stores each
-    document as a ``Chunk`` keyed by the given key (spans and ids read from the metadata
-    keys of the module's field mapping, so a round trip keeps them).
+    document as a ``Chunk`` keyed by the given key (spans, ids and what a chunk carries read
+    from the metadata keys of the module's field mapping, so a round trip keeps them).
 
     Args:
         store: The spanchunk store (a path is refused: open the file first with
@@ -134,6 +134,6 @@ def _document_to_chunk(key: str, document: Document) -> Chunk:
         child_ids=tuple(metadata.get("child_ids", ())),
         metadata={
             **_own_metadata(metadata),
-            **path_metadata(metadata),
+            **carried_metadata(metadata),
         },
     )

@@ -16,12 +16,21 @@ Field mapping (``Document.metadata`` keys; ``Document.id`` is the chunk id):
 ``document_id``     ``Chunk.document_id``
 ``parent_id``       ``Chunk.parent_id`` (None at the top)
 ``child_ids``       ``list(Chunk.child_ids)`` (trees only: ``index_documents``)
-``headings``        ``list(Chunk.metadata["headings"])``: Markdown heading path, when asked
+``headings``        ``list(Chunk.metadata["headings"])``: a Markdown or HTML heading path
 ``symbols``         ``list(Chunk.metadata["symbols"])``: source code's symbol path, when asked
 ``language``        ``Chunk.metadata["language"]``: source code's language, with ``symbols``
+``source_start_byte``, ``source_end_byte``
+                    an HTML page's chunk: its byte range in the page's UTF-8 source
+``table_header``    a chunk of a table with a header row: the row (``text``, ``start_char``,
+                    ``end_char``, ``start_byte``, ``end_byte``), as a plain dict
+``page_first``      a chunk of a text with page markers: the first page it spans
+``page_last``       ... and the last
 ==================  ======================================================================
 
-The input document's own metadata is copied into every chunk, as LangChain's splitters do.
+The last five are ``Chunk.metadata``'s, written where the chunk has them. The input
+document's own metadata is copied into every chunk, as LangChain's splitters do; its own
+``page_first`` (a parent split again) is the page its text starts on, which its chunks' pages
+count from.
 """
 
 from __future__ import annotations
@@ -32,11 +41,11 @@ from typing import Any
 from spanchunk import Chunk, Chunker, _core
 from spanchunk.chunkers import hooks
 from spanchunk.integrations._common import (
-    PATH_KEYS,
+    CARRIED_KEYS,
+    CarriedFields,
     cut_registered,
     metadata_copier,
     missing_extra,
-    path_fields,
     same_model,
     within_declared_range,
 )
@@ -53,9 +62,12 @@ __all__ = ["SPAN_KEYS", "chunk_to_document"]
 SPAN_KEYS = (
     "start_index", "end_index", "start_byte", "end_byte", "level", "index", "chunk_id",
     "document_id", "parent_id", "child_ids", "headings", "symbols", "language",
+    "source_start_byte", "source_end_byte", "table_header", "page_first", "page_last",
 )  # fmt: skip
-_SPAN_KEY_SET = frozenset(SPAN_KEYS) - {"language"}  # a document's own is kept (PATH_KEYS)
-_PATH_KEYS = frozenset(PATH_KEYS)
+# A document's own ``language`` is kept (PATH_KEYS), and its own pages: where a piece's
+# chunks' pages count from (CarriedFields).
+_SPAN_KEY_SET = frozenset(SPAN_KEYS) - {"language", "page_first", "page_last"}
+_CARRIED_KEYS = frozenset(CARRIED_KEYS)
 
 # Speed: benches/NOTES.md, under python/spanchunk/integrations/langchain/.
 # The core makes these Documents as ``model_construct`` does (``rust/py/frameworks/``); the
@@ -88,6 +100,7 @@ def _constructed_documents(group: _Group) -> list[Document]:
     """The documents of one group through LangChain's constructor (the reference path)."""
     chunks, base, level, char_offset, byte_offset, document_id, parent_id = group
     copier = metadata_copier(base)  # LangChain deep-copies per chunk
+    carried = CarriedFields(base, char_offset, byte_offset)
     out: list[Document] = []
     for chunk in chunks:
         # The document's metadata, then the span keys in their order (a key already in the
@@ -106,7 +119,7 @@ def _constructed_documents(group: _Group) -> list[Document]:
         }
         if chunk.child_ids:
             fields["child_ids"] = list(chunk.child_ids)
-        fields.update(path_fields(chunk.metadata))
+        fields.update(carried.of(chunk.metadata))
         out.append(Document(page_content=chunk.text, metadata=fields, id=chunk.id))
     return out
 
@@ -131,10 +144,16 @@ def _same_langchain_layout(shape: Any = _SHAPE) -> bool:
         parent = Chunk("p1", "probe text", "doc", 0, 1, 0, 10, 0, 10, None, ("c1",))
         child = Chunk("c1", "probe", "doc", 0, 0, 0, 5, 0, 5, "p1", (), {"headings": ("H",)})
         code = Chunk("c2", "code", "doc", 1, 0, 5, 9, 5, 9, None, (), {"symbols": ("S",)})
+        header = {"text": "A", "start_char": 0, "end_char": 1, "start_byte": 0, "end_byte": 1}
+        own = {"source_start_byte": 4, "source_end_byte": 9, "table_header": header}
+        pages = {"page_first": 3, "page_last": 4}
+        page = Chunk("c3", "row", "doc", 2, 0, 2, 5, 2, 5, None, (), {**own, **pages})
         groups: list[_Group] = [
             ([parent, child], {"key": 1, "level": "stale"}, None, 0, 0, None, None),
             ([child, child], {"tags": ["a"]}, 0, 3, 4, "source", "parent"),
             ([code], {"key": 2}, None, 0, 0, None, None),
+            ([page, page], {"page_first": 7}, 0, 3, 4, "source", "parent"),
+            ([page], {}, None, 0, 0, None, None),
         ]
         built, expected = _built_documents(groups, shape), _constructed_groups(groups)
         return (
@@ -145,6 +164,10 @@ def _same_langchain_layout(shape: Any = _SHAPE) -> bool:
                 for reference, filled in zip(expected, built, strict=True)
             )
             and built[2].metadata["tags"] is not built[3].metadata["tags"]
+            and (built[5].metadata["page_first"], built[5].metadata["page_last"]) == (7, 8)
+            and built[5].metadata["table_header"]["start_char"] == 3
+            and built[5].metadata["table_header"] is not built[6].metadata["table_header"]
+            and type(built[7].metadata["table_header"]) is dict
         )
     except Exception:  # any surprise: keep the constructor
         return False
@@ -206,11 +229,12 @@ def chunk_to_document(chunk: Chunk, metadata: Mapping[str, Any] | None = None) -
     Args:
         chunk: A spanchunk chunk.
         metadata: Metadata to copy into the document (the source document's); None: the
-            chunk's own metadata (its document's, plus ``source``).
+            chunk's own metadata (its document's, plus ``source``), what it carries under
+            its own keys.
 
     Returns:
         A ``langchain_core.documents.Document`` whose ``id`` is the chunk id.
     """
     if metadata is None:
-        metadata = {key: value for key, value in chunk.metadata.items() if key not in _PATH_KEYS}
+        metadata = {key: value for key, value in chunk.metadata.items() if key not in _CARRIED_KEYS}
     return _documents_of([([chunk], metadata, None, 0, 0, None, None)])[0]

@@ -33,13 +33,15 @@ __all__ = ["SpanchunkTextSplitter"]
 class SpanchunkTextSplitter(TextSplitter):
     """A LangChain ``TextSplitter`` whose chunks carry exact spans and deterministic ids.
 
-    Chunks are cut by spanchunk's ``RecursiveChunker`` (or ``MarkdownChunker``, or any
-    ``Chunker`` you pass) and never searched for: ``start_index`` is exact even for repeated
-    text. ``split_documents`` recognises a document this splitter family produced (it has
-    ``chunk_id``, ``document_id``, ``start_index`` and ``start_byte`` in its metadata): its
-    pieces get offsets in the *source* document, its id as ``parent_id`` and its
-    ``document_id``, which is what ``ParentDocumentRetriever`` needs when it splits each
-    parent again with the child splitter.
+    Chunks are cut by spanchunk's ``RecursiveChunker`` (or ``MarkdownChunker``,
+    ``HtmlChunker``, ``CodeChunker``, or any ``Chunker`` you pass) and never searched for:
+    ``start_index`` is exact even for repeated text. ``split_documents`` recognises a
+    document this splitter family produced (it has ``chunk_id``, ``document_id``,
+    ``start_index`` and ``start_byte`` in its metadata): its pieces get offsets in the
+    *source* document, its id as ``parent_id`` and its ``document_id``, which is what
+    ``ParentDocumentRetriever`` needs when it splits each parent again with the child
+    splitter; a table header's span moves with them, and the pieces' pages count from its
+    ``page_first``.
 
     Args:
         chunk_size: The largest chunk, in ``unit``.
@@ -49,6 +51,10 @@ class SpanchunkTextSplitter(TextSplitter):
         unit: ``"char"``, ``"byte"`` or ``"token"`` (with ``encoding``).
         encoding: A tiktoken encoding for token units (``"cl100k_base"``, ``"o200k_base"``).
         markdown: Cut at Markdown structure and add ``headings`` to every chunk.
+        html: Cut each text as an HTML page (``HtmlChunker``): the chunks are its readable
+            text, their offsets index that text, and every chunk gets ``headings``,
+            ``source_start_byte`` and ``source_end_byte`` (its byte range in the page's
+            UTF-8 source).
         language: Cut source code of this language (``"python"``, ``"rust"``, ...) at its
             definitions and add ``symbols`` and ``language`` to every chunk.
         chunker: A spanchunk ``Chunker`` to use instead (the size settings are then only
@@ -57,6 +63,9 @@ class SpanchunkTextSplitter(TextSplitter):
             parent splitter.
         **kwargs: Passed to ``TextSplitter`` (``strip_whitespace`` and ``keep_separator``
             are ignored: spanchunk trims chunk edges and keeps separators at chunk ends).
+
+    Raises:
+        ValueError: Two of ``markdown``, ``html`` and ``language`` are given.
 
     Example:
         >>> splitter = SpanchunkTextSplitter(chunk_size=400)
@@ -74,6 +83,7 @@ class SpanchunkTextSplitter(TextSplitter):
         encoding: str | None = None,
         markdown: bool = False,
         language: str | None = None,
+        html: bool = False,
         chunker: Chunker | None = None,
         level: int = 0,
         **kwargs: Any,
@@ -84,7 +94,7 @@ class SpanchunkTextSplitter(TextSplitter):
             chunker
             if chunker is not None
             else recursive_chunker(
-                chunk_size, chunk_overlap, unit, encoding, markdown, language=language
+                chunk_size, chunk_overlap, unit, encoding, markdown, language=language, html=html
             )
         )
         self._level = level
