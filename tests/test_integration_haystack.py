@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from dataclasses import replace
 from itertools import pairwise
 
 import pytest
+from _fields import LABELLED, MARKDOWN_TABLE, PAGES, html_page, page_at, words
 from conftest import corpus_file, read_document
 from haystack import Document, Pipeline
 from haystack.components.retrievers import AutoMergingRetriever
@@ -345,47 +345,6 @@ def test_the_core_call_and_chunk_tree_agree_and_keep_no_parents(
         list(d.meta.items()) for d in slow
     ]
     assert len(fast) > 5 and fast_kept == slow_kept == 0
-
-
-def html_page() -> str:
-    """A page with a nav, sections, non-ASCII text, character references and a table whose
-    first row is a header."""
-    sections = "".join(
-        f"<h2>Part {n} &amp; more</h2><p>Paragraph {n} of the page, with <em>words</em> in "
-        f"it and caf&eacute; 中文 {n}.</p>"
-        for n in range(6)
-    )
-    rows = "".join(f"<tr><td>row {n}</td><td>{n * 7}</td></tr>" for n in range(14))
-    return (
-        "<!DOCTYPE html><html><head><title>Title</title></head><body><nav>Home</nav><main>"
-        f"<h1>Guide</h1>{sections}<table><tr><th>Name</th><th>Size</th></tr>{rows}</table>"
-        "</main><footer>Footer</footer></body></html>"
-    )
-
-
-MARKDOWN_TABLE = (
-    "# Sizes\n\nIntro line, café.\n\n| Name | Size |\n|---|---|\n"
-    + "".join(f"| row {n} | {n * 7} |\n" for n in range(20))
-    + "\n## After\n\nThe end.\n"
-)
-PAGES = "\n\f".join(f"Page {n}. " + "A sentence on this page. " * 6 for n in range(1, 8))
-LABELLED = "".join(
-    f"<!-- page {n} -->\nPage {n}. " + "A sentence on this page. " * 6 + "\n\n"
-    for n in range(12, 19)
-)
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[A-Za-z0-9]+", text)
-
-
-def page_at(text: str, position: int) -> int:
-    """The page of the char at ``position``: form feeds end pages, labels start them."""
-    labels = [(m.start(), int(m.group(1))) for m in re.finditer(r"<!-- page (\d+) -->", text)]
-    if not labels:
-        return 1 + text[:position].count("\f")
-    before = [page for start, page in labels if start <= position]
-    return before[-1] if before else labels[0][1] - 1
 
 
 @pytest.mark.parametrize("sizes", [[400, 120], [400, 150, 60]])

@@ -11,11 +11,11 @@ import doctest
 import importlib
 import json
 import pickle
-import re
 from importlib import metadata
 from pathlib import Path
 
 import pytest
+from _fields import LABELLED, MARKDOWN_TABLE, PAGES, html_page, page_at, words
 from conftest import corpus_file, read_document
 from langchain_classic.retrievers import ParentDocumentRetriever
 from langchain_classic.storage import InMemoryStore
@@ -476,38 +476,6 @@ def test_an_overridden_chunk_is_called_and_the_rest_keeps_the_core_path() -> Non
     ]
 
 
-def html_page() -> str:
-    """A page with a nav, sections, non-ASCII text, character references and a table whose
-    first row is a header."""
-    sections = "".join(
-        f"<h2>Part {n} &amp; more</h2><p>Paragraph {n} of the page, with <em>words</em> in "
-        f"it and caf&eacute; 中文 {n}.</p>"
-        for n in range(6)
-    )
-    rows = "".join(f"<tr><td>row {n}</td><td>{n * 7}</td></tr>" for n in range(14))
-    return (
-        "<!DOCTYPE html><html><head><title>Title</title></head><body><nav>Home</nav><main>"
-        f"<h1>Guide</h1>{sections}<table><tr><th>Name</th><th>Size</th></tr>{rows}</table>"
-        "</main><footer>Footer</footer></body></html>"
-    )
-
-
-MARKDOWN_TABLE = (
-    "# Sizes\n\nIntro line.\n\n| Name | Size |\n|---|---|\n"
-    + "".join(f"| row {n} | {n * 7} |\n" for n in range(20))
-    + "\n## After\n\nThe end.\n"
-)
-PAGES = "\n\f".join(f"Page {n}. " + "A sentence on this page. " * 6 for n in range(1, 8))
-LABELLED = "".join(
-    f"<!-- page {n} -->\nPage {n}. " + "A sentence on this page. " * 6 + "\n\n"
-    for n in range(12, 19)
-)
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[A-Za-z0-9]+", text)
-
-
 def assert_source_spans(page: str, docs: list[Document]) -> None:
     """Each document's source span slices the page's bytes to HTML holding its words, in
     order."""
@@ -518,15 +486,6 @@ def assert_source_spans(page: str, docs: list[Document]) -> None:
         assert 0 <= start < end <= len(source)
         found = iter(words(source[start:end].decode("utf-8")))
         assert all(word in found for word in words(doc.page_content)), doc.page_content
-
-
-def page_at(text: str, position: int) -> int:
-    """The page of the char at ``position``: form feeds end pages, labels start them."""
-    labels = [(m.start(), int(m.group(1))) for m in re.finditer(r"<!-- page (\d+) -->", text)]
-    if not labels:
-        return 1 + text[:position].count("\f")
-    before = [page for start, page in labels if start <= position]
-    return before[-1] if before else labels[0][1] - 1
 
 
 def assert_pages(text: str, docs: list[Document]) -> None:
