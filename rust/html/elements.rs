@@ -82,6 +82,27 @@ pub(crate) struct Role {
     pub(crate) closes_paragraph: bool,
     /// May stand in a `head` (anything else ends an unclosed one).
     pub(crate) in_head: bool,
+    /// For an element that the start of another may close (`p`, list items, table parts,
+    /// `option`), its place in the renderer's open counts ([`slot`]); 0 for any other.
+    pub(crate) slot: u8,
+}
+
+/// The elements whose open count the renderer keeps: those that starting another may close,
+/// found by their count rather than by searching the open elements (or hashing names).
+pub(crate) mod slot {
+    pub(crate) const P: u8 = 1;
+    pub(crate) const LI: u8 = 2;
+    pub(crate) const DT: u8 = 3;
+    pub(crate) const DD: u8 = 4;
+    pub(crate) const TR: u8 = 5;
+    pub(crate) const TD: u8 = 6;
+    pub(crate) const TH: u8 = 7;
+    pub(crate) const THEAD: u8 = 8;
+    pub(crate) const TBODY: u8 = 9;
+    pub(crate) const TFOOT: u8 = 10;
+    pub(crate) const OPTION: u8 = 11;
+    /// One more than the largest.
+    pub(crate) const COUNT: usize = 12;
 }
 
 const fn block(breaks: u8) -> Role {
@@ -98,6 +119,7 @@ const fn block(breaks: u8) -> Role {
         cell: false,
         closes_paragraph: true,
         in_head: false,
+        slot: 0,
     }
 }
 
@@ -156,6 +178,11 @@ pub(crate) fn role(name: &[u8]) -> Role {
         },
         b"li" | b"dt" | b"dd" => Role {
             container: true,
+            slot: match name {
+                b"li" => slot::LI,
+                b"dt" => slot::DT,
+                _ => slot::DD,
+            },
             ..block(1)
         },
         b"blockquote" => Role {
@@ -169,12 +196,14 @@ pub(crate) fn role(name: &[u8]) -> Role {
         b"tr" => Role {
             row: true,
             closes_paragraph: false,
+            slot: slot::TR,
             ..block(1)
         },
         b"td" | b"th" => Role {
             cell: true,
             container: true,
             closes_paragraph: false,
+            slot: if name == b"td" { slot::TD } else { slot::TH },
             ..INLINE
         },
         b"caption" => Role {
@@ -183,9 +212,23 @@ pub(crate) fn role(name: &[u8]) -> Role {
         },
         b"thead" | b"tbody" | b"tfoot" | b"colgroup" => Role {
             closes_paragraph: false,
+            slot: match name {
+                b"thead" => slot::THEAD,
+                b"tbody" => slot::TBODY,
+                b"tfoot" => slot::TFOOT,
+                _ => 0,
+            },
             ..INLINE
         },
-        b"p" | b"div" | b"address" | b"article" | b"aside" | b"center" | b"details" | b"dialog"
+        b"option" => Role {
+            slot: slot::OPTION,
+            ..INLINE
+        },
+        b"p" => Role {
+            slot: slot::P,
+            ..block(2)
+        },
+        b"div" | b"address" | b"article" | b"aside" | b"center" | b"details" | b"dialog"
         | b"fieldset" | b"figcaption" | b"figure" | b"footer" | b"form" | b"header" | b"hgroup"
         | b"main" | b"nav" | b"section" | b"summary" | b"legend" | b"search" | b"frameset"
         | b"noframes" => block(2),

@@ -2,9 +2,7 @@
 //! it out (blocks on their own lines, white space collapsed, `pre` kept), with the outline of
 //! that text and the map back to the source.
 
-use rustc_hash::FxHashMap;
-
-use super::elements::{role, Name, Role};
+use super::elements::{role, slot, Name, Role};
 use crate::markdown::{Heading, Table, BLOCK_LEVEL, INNER_LEVEL, STRUCTURE_LEVELS};
 use crate::text::source_map::SourceMap;
 
@@ -76,7 +74,8 @@ pub(crate) struct Renderer<'s> {
     source: &'s str,
     out: Rendered,
     stack: Vec<Open>,
-    open_counts: FxHashMap<Name, u32>,
+    /// How many elements of each [`slot`] are open.
+    open_slots: [u32; slot::COUNT],
     dropped: u32,
     preformatted: u32,
     containers: u32,
@@ -120,7 +119,7 @@ impl<'s> Renderer<'s> {
                 articles: 0,
             },
             stack: Vec::new(),
-            open_counts: FxHashMap::default(),
+            open_slots: [0; slot::COUNT],
             dropped: 0,
             preformatted: 0,
             containers: 0,
@@ -211,7 +210,7 @@ impl<'s> Renderer<'s> {
         } else {
             self.start_element(&mut open, &tag);
         }
-        *self.open_counts.entry(open.name).or_insert(0) += 1;
+        self.open_slots[usize::from(open.role.slot)] += 1;
         self.stack.push(open);
     }
 
@@ -398,7 +397,7 @@ impl<'s> Renderer<'s> {
     fn close_implied(&mut self, name: &Name, role: Role) {
         if role.closes_paragraph {
             self.close_nearest(
-                [b"p"],
+                [slot::P],
                 [b"table", b"td", b"th", b"caption", b"button", b"template"],
             );
         }
@@ -406,29 +405,24 @@ impl<'s> Renderer<'s> {
             self.pop();
         }
         match name.as_bytes() {
-            b"li" => self.close_nearest([b"li"], [b"ul", b"ol", b"menu", b"dir", b"table"]),
-            b"dt" | b"dd" => self.close_nearest([b"dt", b"dd"], [b"dl", b"table"]),
-            b"tr" => self.close_nearest([b"tr"], [b"table"]),
-            b"td" | b"th" => self.close_nearest([b"td", b"th"], [b"tr", b"table"]),
+            b"li" => self.close_nearest([slot::LI], [b"ul", b"ol", b"menu", b"dir", b"table"]),
+            b"dt" | b"dd" => self.close_nearest([slot::DT, slot::DD], [b"dl", b"table"]),
+            b"tr" => self.close_nearest([slot::TR], [b"table"]),
+            b"td" | b"th" => self.close_nearest([slot::TD, slot::TH], [b"tr", b"table"]),
             b"thead" | b"tbody" | b"tfoot" => {
-                self.close_nearest([b"thead", b"tbody", b"tfoot"], [b"table"]);
+                self.close_nearest([slot::THEAD, slot::TBODY, slot::TFOOT], [b"table"]);
             }
-            b"option" | b"optgroup" => self.close_nearest([b"option"], [b"select"]),
+            b"option" | b"optgroup" => self.close_nearest([slot::OPTION], [b"select"]),
             _ => {}
         }
     }
 
-    /// Closes the nearest open element named in `names` (and every element opened after
-    /// it), unless one named in `stops` is nearer.
-    fn close_nearest<const N: usize, const M: usize>(
-        &mut self,
-        names: [&[u8]; N],
-        stops: [&[u8]; M],
-    ) {
-        let names = names.map(Name::new);
-        if !names
+    /// Closes the nearest open element of `slots` (and every element opened after it),
+    /// unless one named in `stops` is nearer.
+    fn close_nearest<const N: usize, const M: usize>(&mut self, slots: [u8; N], stops: [&[u8]; M]) {
+        if !slots
             .iter()
-            .any(|name| self.open_counts.get(name).is_some_and(|&count| count > 0))
+            .any(|&slot| self.open_slots[usize::from(slot)] > 0)
         {
             return;
         }
@@ -436,11 +430,11 @@ impl<'s> Renderer<'s> {
         let Some(row) = self
             .stack
             .iter()
-            .rposition(|open| names.contains(&open.name) || stops.contains(&open.name))
+            .rposition(|open| slots.contains(&open.role.slot) || stops.contains(&open.name))
         else {
             return;
         };
-        if names.contains(&self.stack[row].name) {
+        if slots.contains(&self.stack[row].role.slot) {
             while self.stack.len() > row {
                 self.pop();
             }
@@ -466,7 +460,7 @@ impl<'s> Renderer<'s> {
                 self.void_element(&tag, role(b"br"), start);
                 return;
             }
-            b"p" if self.open_counts.get(&name).copied().unwrap_or(0) == 0 => {
+            b"p" if self.open_slots[usize::from(slot::P)] == 0 => {
                 if self.dropped == 0 && !self.head {
                     self.request_breaks(2, start);
                 }
@@ -474,7 +468,13 @@ impl<'s> Renderer<'s> {
             }
             _ => {}
         }
-        if self.open_counts.get(&name).copied().unwrap_or(0) == 0 {
+        // Open? By its count for an element with a slot, else by the open elements, nearest
+        // first (an end tag most often ends the last one opened).
+        let open = match role(name.as_bytes()).slot {
+            0 => self.stack.iter().rev().any(|open| open.name == name),
+            place => self.open_slots[usize::from(place)] > 0,
+        };
+        if !open {
             return;
         }
         while let Some(open) = self.stack.last() {
@@ -509,9 +509,8 @@ impl<'s> Renderer<'s> {
 
     fn pop(&mut self) {
         let Some(open) = self.stack.pop() else { return };
-        if let Some(count) = self.open_counts.get_mut(&open.name) {
-            *count = count.saturating_sub(1);
-        }
+        let count = &mut self.open_slots[usize::from(open.role.slot)];
+        *count = count.saturating_sub(1);
         if open.name.is(b"head") {
             self.head = false;
         }
@@ -596,11 +595,19 @@ impl<'s> Renderer<'s> {
                 start += skipped.min(end - start);
             }
         }
+        // Most runs hold no character reference, CR or NUL: their text is their source, one
+        // verbatim piece read from the page itself (no UTF-8 check, no comparison).
+        let source = self.source;
+        if memchr::memchr3(b'&', b'\r', 0, raw).is_none() {
+            if let Some(text) = source.get(start..end) {
+                self.piece(text, (start, end), true);
+                return;
+            }
+        }
         let Ok(value) = std::str::from_utf8(value) else {
             return;
         };
         if value.as_bytes() == raw {
-            // Most runs: no reference, no CR, one verbatim piece (no list of pieces made).
             self.piece(value, (start, end), true);
             return;
         }
@@ -630,6 +637,26 @@ impl<'s> Renderer<'s> {
     /// Verbatim text outside `pre`: its words, each run of white space one space.
     fn collapsed(&mut self, text: &str, source: usize) {
         let bytes = text.as_bytes();
+        // Most runs are words with single spaces between them, which collapse to themselves:
+        // one piece, not one per word.
+        let first = bytes.iter().position(|byte| !byte.is_ascii_whitespace());
+        let last = bytes.iter().rposition(|byte| !byte.is_ascii_whitespace());
+        if let (Some(first), Some(last)) = (first, last) {
+            if single_spaced(&bytes[first..=last]) {
+                if first > 0 {
+                    self.space_at.get_or_insert(source);
+                }
+                self.emit(
+                    &text[first..=last],
+                    (source + first, source + last + 1),
+                    true,
+                );
+                if last + 1 < bytes.len() {
+                    self.space_at.get_or_insert(source + last + 1);
+                }
+                return;
+            }
+        }
         let mut position = 0;
         while position < bytes.len() {
             let word_start = position
@@ -720,6 +747,24 @@ impl<'s> Renderer<'s> {
         }
         self.out
     }
+}
+
+/// Whether `bytes` (no white space at either end) hold no white space but single spaces.
+fn single_spaced(bytes: &[u8]) -> bool {
+    let mut space = false;
+    for &byte in bytes {
+        if byte == b' ' {
+            if space {
+                return false;
+            }
+            space = true;
+        } else if byte.is_ascii_whitespace() {
+            return false;
+        } else {
+            space = false;
+        }
+    }
+    true
 }
 
 /// A piece of a run of character data: its decoded bytes, its source bytes, and whether the
