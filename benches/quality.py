@@ -34,7 +34,8 @@ in a child process, and the table shows both columns; without it, one column.
 
 Usage (from the repository root)::
 
-    python benches/quality.py [--before PATH] [--budget MB] [--out benches/results]
+    python benches/quality.py [--before PATH [--before-name NAME]] [--name NAME] [--budget MB]
+        [--out benches/results]
 
 Writes ``quality.md`` and ``quality.json`` in ``--out``.
 """
@@ -225,7 +226,7 @@ def report(runs: dict[str, dict[str, Any]], budget: int) -> str:
         "",
     ]
     for label, run in runs.items():
-        lines.append(f"- {label}: spanchunk from `{run['spanchunk']}`")
+        lines.append(f"- {label}: {run['name']}")
     first = runs[labels[0]]["trees"]
     for tree, figures in first.items():
         lines += [
@@ -250,6 +251,8 @@ def report(runs: dict[str, dict[str, Any]], budget: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", help="PYTHONPATH of the spanchunk to compare with")
+    parser.add_argument("--before-name", default="the spanchunk of --before", help="its name")
+    parser.add_argument("--name", default="this build", help="the name of this spanchunk")
     parser.add_argument("--budget", type=float, default=8.0, help="MB per tree (0: all)")
     parser.add_argument("--largest", type=int, default=500_000, help="largest file, bytes")
     parser.add_argument("--out", type=Path, default=REPOSITORY / "benches" / "results")
@@ -270,8 +273,9 @@ def main(argv: list[str] | None = None) -> int:
             capture_output=True,
             text=True,
         )
-        runs["before"] = json.loads(child.stdout)
-    runs["after" if options.before else "this build"] = measure(budget, options.largest)
+        runs["before"] = json.loads(child.stdout) | {"name": options.before_name}
+    label = "after" if options.before else "this build"
+    runs[label] = measure(budget, options.largest) | {"name": options.name}
     options.out.mkdir(parents=True, exist_ok=True)
     markdown = report(runs, budget)
     (options.out / "quality.md").write_text(markdown, encoding="utf-8")
