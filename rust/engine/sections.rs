@@ -189,7 +189,8 @@ pub(crate) enum Pull {
 
 /// How many separator levels (the first ones: by default blank lines and line breaks) a
 /// pull may cut the piece after a lead at: a heading or a signature takes the first
-/// paragraphs or lines of what follows it, never part of a line.
+/// paragraphs or lines of what follows it, never part of a line. Chosen in
+/// `benches/NOTES.md`, under `benches/quality.py`.
 pub(crate) const PULL_LITERAL_LEVELS: usize = 2;
 
 /// Whether `piece` is only closing delimiters (`}`, `)`, `]`, with `;`, `,` and whitespace).
