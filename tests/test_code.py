@@ -238,8 +238,9 @@ PINNED: dict[str, list[tuple[str, tuple[str, ...]]]] = {
     ],
     "cpp": [
         ("#include <vector>", ()),
+        # The namespace's line starts the chunk of what it leads: the class's comment,
+        # template line and signature, and the first line of its body.
         ("namespace geo {", ("geo",)),
-        ("// A stack.", ("geo", "Stack")),
         ("void push(T x) { items.push_back(x); }", ("geo", "Stack", "push")),
         ("T pop() {", ("geo", "Stack", "pop")),
         ("private:", ("geo", "Stack")),
@@ -853,3 +854,51 @@ def test_ray_batches_carry_symbols() -> None:
     rows = chunks.to_pylist()
     assert {r["language"] for r in rows} == {"java"}
     assert ["Greeter", "greet"] in [r["symbols"] for r in rows]
+
+
+# ------------------------------------------------------------------------------- leads
+
+
+def texts_of(size: int, language: str, text: str) -> list[str]:
+    return [chunk.text for chunk in CodeChunker(size, language=language).chunk(text)]
+
+
+def test_a_signature_starts_the_chunk_of_its_body() -> None:
+    source = (
+        'def f(self):\n    """Sum the parts.\n\n    Each part counts once.\n    """\n    return 1\n'
+    )
+    # The docstring fits alone, not after the signature: its first paragraph joins it.
+    assert texts_of(50, "python", source) == [
+        'def f(self):\n    """Sum the parts.',
+        'Each part counts once.\n    """\n    return 1',
+    ]
+
+
+def test_a_decorator_starts_the_chunk_of_its_definition() -> None:
+    source = (
+        '@property\ndef total(self):\n    """The sum.\n\n    Of every part.\n    """\n'
+        "    return 1\n"
+    )
+    assert texts_of(50, "python", source) == [
+        '@property\ndef total(self):\n    """The sum.',
+        'Of every part.\n    """\n    return 1',
+    ]
+
+
+def test_nested_signatures_start_the_chunk_of_the_inner_body() -> None:
+    source = (
+        "impl P {\n    fn norm(&self) -> i32 {\n        let x = self.x * self.x;\n"
+        "        x + 1\n    }\n}\n"
+    )
+    assert texts_of(70, "rust", source) == [
+        "impl P {\n    fn norm(&self) -> i32 {\n        let x = self.x * self.x;",
+        "x + 1\n    }\n}",
+    ]
+    # Where the size does not allow the first statement after both signatures, each stays
+    # as it was: a chunk never holds part of a line for a signature.
+    assert texts_of(40, "rust", source) == [
+        "impl P {",
+        "fn norm(&self) -> i32 {",
+        "let x = self.x * self.x;",
+        "x + 1\n    }\n}",
+    ]

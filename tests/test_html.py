@@ -320,3 +320,14 @@ def test_html_levels_are_refused_beside_levels_cut_in_python() -> None:
         "one",
         "two",
     ]
+
+
+def test_a_heading_starts_the_chunk_of_what_follows_it() -> None:
+    page = (
+        "<html><body><main><h1>Changes</h1><h3>Added</h3><ul><li>one item</li>"
+        "<li>two items</li><li>three items</li></ul></main></body></html>"
+    )
+    # The sub-section fits alone, not after "Changes": its list is cut between items so
+    # that both headings start the chunk of its first items.
+    chunks = [chunk.text for chunk in HtmlChunker(chunk_size=40).chunk(page)]
+    assert chunks == ["Changes\n\nAdded\n\none item\ntwo items", "three items"]

@@ -536,3 +536,87 @@ def test_heading_paths_match_an_independent_parser_on_generated_documents(
     text: str, size: int
 ) -> None:
     check_heading_paths(text, MarkdownChunker(size).chunk(text))
+
+
+# ------------------------------------------------------------------------------- leads
+
+
+def test_a_heading_starts_the_chunk_of_its_sub_sections() -> None:
+    text = "# 0.22.0\n\n### Added\n\n- one item\n- two items\n- three items\n"
+    # "### Added" and its list (48 chars) fit alone, not after "# 0.22.0": the list is cut
+    # between its items, so that its first one joins both headings.
+    assert pieces(text, 40) == [
+        ("# 0.22.0\n\n### Added\n\n- one item", ("0.22.0",)),
+        ("- two items\n- three items", ("0.22.0", "Added")),
+    ]
+
+
+def test_a_heading_takes_the_first_lines_of_a_paragraph_that_fits_alone() -> None:
+    text = "## FAQ\n\nSmall chunks are searched;\ntheir parents are read.\n"
+    assert pieces(text, 40) == [
+        ("## FAQ\n\nSmall chunks are searched;", ("FAQ",)),
+        ("their parents are read.", ("FAQ",)),
+    ]
+
+
+def test_where_the_size_does_not_allow_a_heading_stays_alone() -> None:
+    # One line: a pull never cuts inside a line.
+    text = "## FAQ\n\nSmall chunks are searched, parents read.\n"
+    assert pieces(text, 40) == [
+        ("## FAQ", ("FAQ",)),
+        ("Small chunks are searched, parents read.", ("FAQ",)),
+    ]
+    # A code block that fits is never cut, not even for its heading.
+    fence = "## Run\n\n```\nmake build\nmake test\n```\n"
+    assert pieces(fence, 30) == [
+        ("## Run", ("Run",)),
+        ("```\nmake build\nmake test\n```", ("Run",)),
+    ]
+
+
+WORDS = st.text(alphabet="abcdefgh", min_size=1, max_size=9)
+LINES = st.lists(WORDS, min_size=1, max_size=6).map(" ".join)
+PARAGRAPHS = st.lists(LINES, min_size=1, max_size=4).map("\n".join)
+HEADINGS = st.tuples(st.integers(1, 4), LINES).map(lambda pair: "#" * pair[0] + " " + pair[1])
+BLOCKS = st.lists(st.one_of(HEADINGS, PARAGRAPHS), min_size=1, max_size=12)
+
+
+def _first_text_line(text: str, heading_end: int, level: int) -> int | None:
+    """The end of the first line that is not a heading after the heading ending at
+    ``heading_end``, skipping sub-headings (deeper than ``level``, the deepest so far); None
+    when a heading of the same or a higher level comes first, or nothing does."""
+    position = heading_end
+    for line in text[heading_end:].split("\n"):
+        start = position
+        position += len(line) + 1
+        if not line.strip():
+            continue
+        marks = len(line) - len(line.lstrip("#"))
+        if marks > 0 and line[marks : marks + 1] == " ":
+            if marks <= level:
+                return None
+            level = marks
+            continue
+        return start + len(line)
+    return None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(blocks=BLOCKS, size=st.integers(8, 120), parent=st.integers(2, 4))
+def test_no_child_is_only_a_heading_when_its_first_text_line_fits_with_it(
+    blocks: list[str], size: int, parent: int
+) -> None:
+    text = "\n\n".join(blocks) + "\n"
+    chunkers = [
+        MarkdownChunker(size),
+        ParentChildChunker(size * parent, size, parent_chunker="markdown"),
+    ]
+    for chunker in chunkers:
+        for chunk in chunker.chunk(text):
+            body = chunk.text
+            marks = len(body) - len(body.lstrip("#"))
+            if "\n" in body or marks == 0 or body[marks : marks + 1] != " ":
+                continue
+            end = _first_text_line(text, chunk.end_char, marks)
+            if end is not None:
+                assert end - chunk.start_char > size, (body, text[chunk.start_char : end])

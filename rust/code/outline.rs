@@ -216,7 +216,7 @@ impl OutlineWalk<'_, '_> {
         if let Some(definition) = definition {
             let level = parent.scopes + 1;
             let name = symbol_name(definition, self.bytes);
-            self.section(node, level, name);
+            self.section(node, definition, level, name);
             if definition.id() != node.id() {
                 self.inside_wrapper = Some(definition.id());
             }
@@ -234,6 +234,7 @@ impl OutlineWalk<'_, '_> {
                 level: u8::try_from(level).unwrap_or(u8::MAX),
                 text: String::new(),
                 named: false,
+                lead_end: position,
             });
             self.boundary(level, position);
         }
@@ -272,10 +273,11 @@ impl OutlineWalk<'_, '_> {
         None
     }
 
-    /// Records the section of the definition `node` at `level`: from the first of the
-    /// comments and attributes right above it, named `name`.
-    fn section(&mut self, node: Node<'_>, level: usize, name: String) {
+    /// Records the section of the definition `node` (or of its wrapper `node`) at `level`:
+    /// from the first of the comments and attributes right above it, named `name`.
+    fn section(&mut self, node: Node<'_>, definition: Node<'_>, level: usize, name: String) {
         let start = self.leading_start(node);
+        let lead_end = self.lead_end(definition).filter(|&end| end > start);
         // A statement group recorded at the comments now found to go with the definition is
         // no group: they are the definition's.
         while let Some(last) = self.outline.headings.last() {
@@ -296,8 +298,28 @@ impl OutlineWalk<'_, '_> {
             level: u8::try_from(level).unwrap_or(u8::MAX),
             text: name,
             named: true,
+            lead_end: lead_end.unwrap_or(start),
         });
         self.boundary(level, start);
+    }
+
+    /// Where the lead of `definition` ends: before the line of its body's first named node
+    /// (its first statement, member or comment), its trailing whitespace left out; `None`
+    /// when it has no body, an empty one, or one whose first node does not begin its line
+    /// (`fn f() { x }`: the whole definition is its signature's line).
+    fn lead_end(&self, definition: Node<'_>) -> Option<usize> {
+        let body = definition.child_by_field_name("body")?;
+        let first = body.named_child(0)?;
+        let line = line_start_at_indent(self.bytes, first.start_byte())?;
+        let lead = &self.bytes[..line];
+        Some(
+            lead.len()
+                - lead
+                    .iter()
+                    .rev()
+                    .take_while(|byte| byte.is_ascii_whitespace())
+                    .count(),
+        )
     }
 
     /// A section of `level` begins at `position`: a structure level of its own for the

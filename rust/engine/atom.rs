@@ -16,12 +16,17 @@ pub(crate) struct Atom {
     /// structure levels come first, graphemes and code points last). Meaningless for the
     /// first atom of a range.
     pub(crate) boundary: usize,
-    /// Markdown: the atom starts at a heading's line.
-    pub(crate) title: bool,
-    /// Markdown: the level (1 to 6) of the heading whose section this atom starts, else 0.
+    /// Structure: the level of the section whose lead (a heading's line, a definition's
+    /// signature with its comments and decorators) the atom is part of, else 0. A chunk
+    /// never ends right after a lead while what follows it in its section fits.
+    pub(crate) lead: u8,
+    /// Code: the atom is only closing delimiters (`}`, `)`, `]`, with `;` and `,`): a chunk
+    /// never starts with it while it fits with the atom before.
+    pub(crate) closer: bool,
+    /// Structure: the level (1 to 6) of the heading whose section this atom starts, else 0.
     pub(crate) heading: u8,
-    /// Markdown heading atoms: end byte of the section's last atom in this cut.
+    /// Heading atoms: end byte of the section's last atom in this cut.
     pub(crate) section_end: usize,
-    /// Markdown heading atoms: size of the section's atoms, from this atom's start.
+    /// Heading atoms: size of the section's atoms, from this atom's start.
     pub(crate) section_size: usize,
 }

@@ -119,26 +119,42 @@ impl<'t> Merger<'t> {
                         next,
                     )?)
             };
+            // A chunk of leads only takes the start of a sub-section (see `leads_reach`).
+            let mut leads = LeadsSoFar::new(first, self.carry.is_none());
             let mut closed = false;
             if additive {
                 while last + 1 < usable {
                     let next = &atoms[last + 1];
                     let grown = size + next.lead_gap + next.size;
-                    if grown > chunk_size || heading_stops(size, next)? {
+                    if grown > chunk_size
+                        || (!leads.pull(
+                            splitter,
+                            text,
+                            &atoms[..usable],
+                            chunk_start,
+                            size,
+                            last + 1,
+                        )? && heading_stops(size, next)?)
+                    {
                         closed = true;
                         break;
                     }
                     size = grown;
                     end_char += next.lead_gap + next.size;
                     last += 1;
+                    leads.took(next);
                 }
             } else {
                 (last, _) = pack::grow(splitter, text, &atoms[..usable], chunk_start, index, size)?;
-                for (row, next) in atoms.iter().enumerate().take(last + 1).skip(index + 1) {
-                    if heading_stops(size, next)? {
+                for row in index + 1..=last {
+                    let next = &atoms[row];
+                    if !leads.pull(splitter, text, &atoms[..usable], chunk_start, size, row)?
+                        && heading_stops(size, next)?
+                    {
                         last = row - 1;
                         break;
                     }
+                    leads.took(next);
                 }
                 closed = last + 1 < usable;
             }
@@ -240,15 +256,60 @@ fn coarsest_end(atoms: &[Atom], first: usize, after: Option<&Atom>) -> (usize, u
     (chosen, chosen_dropped)
 }
 
-/// The level of the cut between `atom` and `next`, as chunk ends go: the cut after a
-/// Markdown heading's line, inside its section, is the worst end of all (a chunk that ends
-/// in a heading says nothing of its section), taken only when nothing else fits.
+/// The level of the cut between `atom` and `next`, as chunk ends go: the cut after a lead,
+/// inside its section (a heading's line, a signature: a chunk that ends in one says nothing
+/// of what it leads), and the cut before closing delimiters (code) are the worst ends of
+/// all, taken only when nothing else fits; next to worst, a cut between the lines of one
+/// lead (a definition's comments and its signature: where nothing after the lead fits, the
+/// signature goes with its body rather than with its comments).
 #[inline]
 fn cut_after(atom: &Atom, next: &Atom) -> usize {
-    if atom.title && !next.title {
+    if next.closer {
+        usize::MAX
+    } else if atom.lead > 0 && next.lead > 0 && next.heading == 0 {
+        usize::MAX - 1
+    } else if atom.lead > 0 && (next.heading == 0 || next.heading > atom.lead) {
         usize::MAX
     } else {
         next.boundary
+    }
+}
+
+/// Whether the atoms a chunk took so far are all leads, and the level of the last.
+struct LeadsSoFar {
+    only: bool,
+    level: u8,
+}
+
+impl LeadsSoFar {
+    /// From the chunk's first atom (`fresh`: the chunk starts with it, no overlap before).
+    fn new(first: &Atom, fresh: bool) -> Self {
+        Self {
+            only: fresh && first.lead > 0,
+            level: first.lead,
+        }
+    }
+
+    /// Whether the chunk takes `atoms[next]`, the start of a section inside the last lead's,
+    /// whole or not (see `sections::leads_reach`).
+    fn pull(
+        &self,
+        splitter: &Splitter,
+        text: &str,
+        atoms: &[Atom],
+        chunk_start: usize,
+        size: usize,
+        next: usize,
+    ) -> Result<bool, SizeError> {
+        if !self.only || atoms[next].heading <= self.level {
+            return Ok(false);
+        }
+        sections::leads_reach(splitter, text, atoms, chunk_start, size, next)
+    }
+
+    fn took(&mut self, atom: &Atom) {
+        self.only &= atom.lead > 0;
+        self.level = atom.lead;
     }
 }
 
@@ -314,4 +375,57 @@ fn merge_overlap_start(
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn atom(start: usize, end: usize, lead: u8, closer: bool) -> Atom {
+        Atom {
+            start,
+            end,
+            size: end - start,
+            lead_gap: 1,
+            depth: 9,
+            boundary: 9,
+            lead,
+            closer,
+            heading: 0,
+            section_end: end,
+            section_size: end - start,
+        }
+    }
+
+    #[test]
+    fn a_closer_joins_the_chunk_of_the_atom_before_it() {
+        let atoms = [atom(0, 10, 0, false), atom(11, 20, 0, false)];
+        // Nothing special after the chunk: the latest cut of the coarsest level.
+        assert_eq!(coarsest_end(&atoms, 0, Some(&atom(21, 30, 0, false))).0, 1);
+        // A closer after it that does not fit: the chunk ends one atom earlier, so that the
+        // closer goes with the atom before it.
+        assert_eq!(coarsest_end(&atoms, 0, Some(&atom(21, 22, 0, true))).0, 0);
+        // One atom: nothing else fits, the closer stays apart.
+        assert_eq!(
+            coarsest_end(&atoms[1..], 0, Some(&atom(21, 22, 0, true))).0,
+            0
+        );
+    }
+
+    #[test]
+    fn a_chunk_ends_after_a_lead_only_when_nothing_else_fits() {
+        // A lead of two lines (comments, then a signature) and the body after it.
+        let atoms = [
+            atom(0, 10, 0, false),
+            atom(11, 20, 1, false),
+            atom(21, 30, 1, false),
+        ];
+        let body = atom(31, 40, 0, false);
+        // The body does not fit: the chunk ends before the lead, which starts the next.
+        assert_eq!(coarsest_end(&atoms, 0, Some(&body)).0, 0);
+        // A chunk of the lead alone ends between its lines: the signature goes with the body.
+        assert_eq!(coarsest_end(&atoms, 1, Some(&body)).0, 1);
+        // No cut left but the one after the lead.
+        assert_eq!(coarsest_end(&atoms, 2, Some(&body)).0, 2);
+    }
 }

@@ -8,7 +8,8 @@
 //! - `atom.rs`: the [`atom::Atom`], a piece that fits the chunk size;
 //! - `pack.rs`: packing for sizers whose counts do not add up (tokens, a Python callable);
 //! - `sections.rs`: the rules of merging sections, Markdown's and code's (a heading or a
-//!   definition comes with its whole section);
+//!   definition comes with its whole section; a heading or a signature starts the chunk of
+//!   what follows it; a lone closing delimiter joins the code before it);
 //! - `merge.rs`: packing atoms into chunks that end at the coarsest boundary, with overlap;
 //! - `split.rs`: the atom engine, recursive separator splitting into atoms;
 //! - `seek.rs`: the seek engine, chunk ends found without an atom per piece;

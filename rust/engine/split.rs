@@ -18,6 +18,7 @@ use super::atom::Atom;
 use super::config::KeepSeparator;
 use super::merge::Merger;
 use super::plan::Splitter;
+use super::sections::{LeadRun, Pull};
 use super::{pack, sections};
 use crate::error::ChunkError;
 use crate::markdown::{Outline, HEADING_LEVELS, STRUCTURE_LEVELS};
@@ -155,6 +156,10 @@ impl Splitter {
         if let Some(error) = sink.failed.take() {
             return Err(error);
         }
+        if sink.pull == Pull::Failed {
+            // A pull gave up: its piece is pushed whole once the pull returns.
+            return Ok(());
+        }
         let Some((content_start, content_end)) = self.content(text, start, limit) else {
             return Ok(sink.blank(start, limit)?);
         };
@@ -179,8 +184,77 @@ impl Splitter {
             ),
         };
         if let Some(size) = size.filter(|&size| size <= self.config.chunk_size) {
+            if sink.lead_waits() && !sink.fits_after_lead(content_end)? {
+                return self.pull(
+                    text,
+                    (content_start, content_end),
+                    (size, start_char),
+                    level,
+                    sink,
+                );
+            }
             return Ok(sink.push_counted(content_start, content_end, size, level, start_char)?);
         }
+        self.split_finer(text, (content_start, content_end), level, sink)
+    }
+
+    /// A piece that fits but does not fit after the lead waiting for it (see
+    /// [`sections::PULL_LITERAL_LEVELS`]): it is cut further, so that its first part joins
+    /// the lead, down to the separator levels a pull may use; where no such cut gives a
+    /// first part that fits, the pull gives up and the piece is pushed whole, as it would be
+    /// with no lead before it.
+    fn pull(
+        &self,
+        text: &str,
+        (content_start, content_end): (usize, usize),
+        (size, start_char): (usize, Option<usize>),
+        level: usize,
+        sink: &mut AtomSink<'_, '_, '_>,
+    ) -> Result<(), ChunkError> {
+        if sink.pull != Pull::Off {
+            // Inside a pull already: its first part, cut further by the same pull.
+            return self.split_finer(text, (content_start, content_end), level, sink);
+        }
+        loop {
+            let saved = sink.save();
+            sink.pull = Pull::Cutting;
+            self.split_finer(text, (content_start, content_end), level, sink)?;
+            if std::mem::replace(&mut sink.pull, Pull::Off) != Pull::Failed {
+                return Ok(());
+            }
+            sink.restore(&saved);
+            // Not after every lead of the run: after the innermost one alone, if it differs
+            // (a heading too long to share a chunk with its sub-heading's text).
+            if let Some(run) = sink.lead_run.filter(|run| run.start < run.inner_start) {
+                sink.lead_run = Some(run.innermost());
+                if !sink.fits_after_lead(content_end)? {
+                    continue;
+                }
+            }
+            return Ok(sink.push_counted(content_start, content_end, size, level, start_char)?);
+        }
+    }
+
+    /// Cuts the piece `content` (trimmed bounds), too big for an atom (or pulled), at the
+    /// coarsest level from `level` on with a cut inside it: structure, then separators, then
+    /// graphemes.
+    fn split_finer(
+        &self,
+        text: &str,
+        (content_start, content_end): (usize, usize),
+        level: usize,
+        sink: &mut AtomSink<'_, '_, '_>,
+    ) -> Result<(), ChunkError> {
+        if sink.pull_waits()
+            && sink
+                .outline
+                .is_some_and(|outline| outline.in_code_block(content_start, content_end))
+        {
+            // A code block that fits is never cut, not even for a lead.
+            sink.pull = Pull::Failed;
+            return Ok(());
+        }
+        let content = &text[content_start..content_end];
         let structure = self.structure_levels();
         if level < structure {
             if let Some(outline) = sink.outline {
@@ -202,6 +276,10 @@ impl Splitter {
                 content.as_bytes(),
                 sink.masks[literal],
                 |found_start, found_end| {
+                    if literal >= sections::PULL_LITERAL_LEVELS && sink.pull_waits() {
+                        // A pull would cut too fine: it gives up.
+                        sink.pull = Pull::Failed;
+                    }
                     let (sep_start, sep_end) =
                         (content_start + found_start, content_start + found_end);
                     let (piece_limit, next_start) = match keep {
@@ -280,6 +358,11 @@ impl Splitter {
         end: usize,
         sink: &mut AtomSink<'_, '_, '_>,
     ) -> Result<(), ChunkError> {
+        if sink.pull_waits() {
+            // A pull never cuts between graphemes.
+            sink.pull = Pull::Failed;
+            return Ok(());
+        }
         if !self.sizer.is_additive() {
             return pack::pack_graphemes(self, text, (start, end), &mut |run| {
                 self.push_run(text, run, sink)
@@ -550,6 +633,20 @@ struct AtomSink<'t, 'o, 'b> {
     /// Atom count at which the merger is asked to close chunks again. Markdown holds every
     /// atom of the range: where a section ends is only known at its end.
     flush_at: usize,
+    /// The leads pushed last, waiting for the text they lead (structure only).
+    lead_run: Option<LeadRun>,
+    /// Whether a piece is being cut so that its first part joins the lead before it.
+    pull: Pull,
+}
+
+/// What a failed pull puts back: the sink as it was before the pull.
+struct SinkState {
+    atoms: usize,
+    pending_blank: Option<usize>,
+    pending_heading: u8,
+    boundary: usize,
+    last_end: (usize, usize),
+    lead_run: Option<LeadRun>,
 }
 
 /// An [`AtomSink`]'s buffers, handed back for the next cut: atoms and atom ranges.
@@ -595,7 +692,60 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
             } else {
                 FLUSH_AT
             },
+            lead_run: None,
+            pull: Pull::Off,
         }
+    }
+
+    /// Whether the next piece follows a lead in its section (a lead's own later lines, its
+    /// text, or the start of a section inside it).
+    fn lead_waits(&self) -> bool {
+        self.lead_run
+            .is_some_and(|run| self.pending_heading == 0 || self.pending_heading > run.level)
+    }
+
+    /// Whether a pull is cutting a piece whose first part has not joined its lead yet.
+    fn pull_waits(&self) -> bool {
+        self.pull == Pull::Cutting && self.lead_waits()
+    }
+
+    /// Whether the text from the waiting leads' start to `end` fits the chunk size.
+    fn fits_after_lead(&self, end: usize) -> Result<bool, SizeError> {
+        let Some(run) = self.lead_run else {
+            return Ok(true);
+        };
+        let chunk_size = self.splitter.config.chunk_size;
+        let size = match self.chars {
+            Some(index) => index.count(run.start, end),
+            None => self
+                .splitter
+                .sizer
+                .size_up_to(&self.text[run.start..end], chunk_size)?,
+        };
+        Ok(size <= chunk_size)
+    }
+
+    /// The sink's state, for a pull that may give up (every atom is still held: only a
+    /// structure has leads, and a structure flushes at the end of the range).
+    fn save(&self) -> SinkState {
+        SinkState {
+            atoms: self.atoms.len(),
+            pending_blank: self.pending_blank,
+            pending_heading: self.pending_heading,
+            boundary: self.boundary,
+            last_end: self.last_end,
+            lead_run: self.lead_run,
+        }
+    }
+
+    /// Puts back the state of [`AtomSink::save`].
+    fn restore(&mut self, saved: &SinkState) {
+        self.atoms.truncate(saved.atoms);
+        self.pending_blank = saved.pending_blank;
+        self.pending_heading = saved.pending_heading;
+        self.boundary = saved.boundary;
+        self.last_end = saved.last_end;
+        self.lead_run = saved.lead_run;
     }
 
     /// Lets the merger close the chunks the atoms so far determine, tells the level below of
@@ -758,6 +908,18 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
         if let Some(end_char) = end_char {
             self.last_end = (end, end_char);
         }
+        let lead = self.outline.map_or(0, |outline| {
+            LeadRun::follow(
+                &mut self.lead_run,
+                outline,
+                self.text,
+                (start, end),
+                heading,
+            )
+        });
+        let closer = self.outline.is_some_and(|outline| {
+            outline.is_code() && sections::only_closers(&self.text[start..end])
+        });
         if let Some(last) = self.atoms.last().filter(|_| heading == 0) {
             if last.size < self.splitter.config.min_chunk_size {
                 let joined = self.joined_size(last, lead_gap, end, size)?;
@@ -766,6 +928,8 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
                     last.end = end;
                     last.size = joined;
                     last.depth = last.depth.min(depth);
+                    last.lead = if lead > 0 { last.lead } else { 0 };
+                    last.closer &= closer;
                     return Ok(());
                 }
             }
@@ -777,9 +941,8 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
             lead_gap,
             depth,
             boundary,
-            title: self
-                .outline
-                .is_some_and(|outline| outline.starts_heading(start)),
+            lead,
+            closer,
             heading,
             section_end: end,
             section_size: size,
@@ -810,6 +973,8 @@ impl<'t, 'o, 'b> AtomSink<'t, 'o, 'b> {
                 previous.end = last.end;
                 previous.size = joined;
                 previous.depth = previous.depth.min(last.depth);
+                previous.lead = if last.lead > 0 { previous.lead } else { 0 };
+                previous.closer &= last.closer;
             }
         }
         if self.outline.is_some() {

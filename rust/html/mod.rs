@@ -136,6 +136,7 @@ impl Page {
                 .filter(|heading| within(&heading.start))
                 .map(|mut heading| {
                     heading.start -= start;
+                    heading.lead_end = heading.lead_end.clamp(heading.start + start, end) - start;
                     heading
                 })
                 .collect(),

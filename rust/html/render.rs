@@ -569,6 +569,7 @@ impl<'s> Renderer<'s> {
                         level: heading.level,
                         text: words.join(" "),
                         named: true,
+                        lead_end: start + self.out.text[start..].trim_end().len(),
                     });
                 }
             }

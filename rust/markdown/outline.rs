@@ -17,6 +17,11 @@ pub struct Heading {
     /// False for a section without a name (source code's statements between definitions):
     /// it ends the sections of its level and deeper, and is on no path.
     pub named: bool,
+    /// Byte offset of the end of the section's lead, the text that says what follows it
+    /// (a Markdown or HTML heading's line; a definition's comments, decorators and
+    /// signature, up to the line of its body's first statement), trailing whitespace left
+    /// out; `start` when the section has no lead (a one-line definition, a statement group).
+    pub lead_end: usize,
 }
 
 /// A table of the document (a Markdown pipe table, an HTML `table` outside any other):
@@ -71,6 +76,9 @@ pub struct Outline {
     pub source_map: Option<SourceMap>,
     /// Its tables, in document order, none inside another.
     pub tables: Vec<Table>,
+    /// The byte ranges of a Markdown document's code blocks, in document order: a block
+    /// that fits is never cut, not even to join the heading before it.
+    pub code_blocks: Vec<(usize, usize)>,
 }
 
 impl Outline {
@@ -80,6 +88,19 @@ impl Outline {
         self.headings
             .binary_search_by_key(&position, |heading| heading.start)
             .is_ok_and(|row| self.headings[row].named)
+    }
+
+    /// The level and lead end of the named heading whose line starts at byte `position`,
+    /// when it has a lead (see [`Heading::lead_end`]).
+    #[must_use]
+    pub fn lead_at(&self, position: usize) -> Option<(u8, usize)> {
+        let row = self
+            .headings
+            .binary_search_by_key(&position, |heading| heading.start)
+            .ok()?;
+        let heading = &self.headings[row];
+        (heading.named && heading.lead_end > heading.start)
+            .then_some((heading.level, heading.lead_end))
     }
 
     /// Fills [`Outline::enclosing`] from the headings, in one pass with a stack.
@@ -107,6 +128,17 @@ impl Outline {
             .get(row)
             .filter(|table| table.start < end)
             .map(|table| (row, table))
+    }
+
+    /// Whether `start..end` lies inside one code block.
+    #[must_use]
+    pub fn in_code_block(&self, start: usize, end: usize) -> bool {
+        let row = self
+            .code_blocks
+            .partition_point(|&(_, block_end)| block_end <= start);
+        self.code_blocks
+            .get(row)
+            .is_some_and(|&(block_start, block_end)| block_start <= start && end <= block_end)
     }
 
     /// Whether this is a source file's outline: paths are symbols, not headings.
@@ -185,6 +217,57 @@ fn heading_number(level: HeadingLevel) -> u8 {
     }
 }
 
+/// The tables and code blocks open during the parse, closed into the outline at their ends.
+#[derive(Default)]
+struct BlockSpans {
+    table: Option<Table>,
+    code_block: Option<usize>,
+}
+
+impl BlockSpans {
+    /// Notes what `event` (at `range` of `text`) opens or closes of a table or code block.
+    fn see(
+        &mut self,
+        event: &Event<'_>,
+        range: &std::ops::Range<usize>,
+        text: &str,
+        line_starts: &mut LineStarts<'_>,
+        outline: &mut Outline,
+    ) {
+        match event {
+            Event::Start(Tag::Table(_)) => {
+                self.table = Some(Table {
+                    start: line_starts.at(range.start),
+                    end: range.end,
+                    header: None,
+                    header_chars: None,
+                });
+            }
+            Event::Start(Tag::TableHead) => {
+                if let Some(open_table) = self.table.as_mut() {
+                    let end = range.start + text[range.clone()].trim_end().len();
+                    open_table.header = Some((line_starts.at(range.start), end));
+                }
+            }
+            Event::End(TagEnd::Table) => {
+                if let Some(mut done) = self.table.take() {
+                    done.end = range.start + text[range.clone()].trim_end().len();
+                    outline.tables.push(done);
+                }
+            }
+            Event::Start(Tag::CodeBlock(_)) => {
+                self.code_block = Some(line_starts.at(range.start));
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some(block_start) = self.code_block.take() {
+                    outline.code_blocks.push((block_start, range.end));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The starts of the lines holding offsets asked in document order: each search for the
 /// line break before an offset reads back only to the offset asked before it. A search back
 /// to the line's start from every offset would read a long line once per block that opens
@@ -235,32 +318,10 @@ impl Outline {
         // Open block tags: true for a list (its items are blocks of the level above).
         let mut open: Vec<bool> = Vec::new();
         let mut heading: Option<Heading> = None;
-        let mut table: Option<Table> = None;
+        let mut spans = BlockSpans::default();
         for (event, range) in Parser::new_ext(&text[skipped..], options()).into_offset_iter() {
             let range = range.start + skipped..range.end + skipped;
-            match &event {
-                Event::Start(Tag::Table(_)) => {
-                    table = Some(Table {
-                        start: line_starts.at(range.start),
-                        end: range.end,
-                        header: None,
-                        header_chars: None,
-                    });
-                }
-                Event::Start(Tag::TableHead) => {
-                    if let Some(open_table) = table.as_mut() {
-                        let end = range.start + text[range.clone()].trim_end().len();
-                        open_table.header = Some((line_starts.at(range.start), end));
-                    }
-                }
-                Event::End(TagEnd::Table) => {
-                    if let Some(mut done) = table.take() {
-                        done.end = range.start + text[range.clone()].trim_end().len();
-                        outline.tables.push(done);
-                    }
-                }
-                _ => {}
-            }
+            spans.see(&event, &range, text, &mut line_starts, &mut outline);
             match event {
                 Event::Start(tag) if is_block(&tag) => {
                     let start = line_starts.at(range.start);
@@ -272,6 +333,7 @@ impl Outline {
                                 level,
                                 text: String::new(),
                                 named: true,
+                                lead_end: start,
                             });
                             usize::from(level) - 1
                         }
@@ -285,6 +347,7 @@ impl Outline {
                     open.pop();
                     if let (TagEnd::Heading(_), true) = (tag, open.is_empty()) {
                         if let Some(mut done) = heading.take() {
+                            done.lead_end = range.start + text[range.clone()].trim_end().len();
                             done.text.truncate(done.text.trim_end().len());
                             let blank = done.text.len() - done.text.trim_start().len();
                             done.text.drain(..blank);
