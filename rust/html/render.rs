@@ -285,6 +285,16 @@ impl<'s> Renderer<'s> {
         }
     }
 
+    /// The outermost table being read, when an element is directly in it (no other table
+    /// open inside it).
+    fn outermost_table(&mut self) -> Option<&mut OpenTable> {
+        if self.tables == 1 {
+            self.table.as_mut()
+        } else {
+            None
+        }
+    }
+
     /// Keeps the outermost table's rows: where each starts, and whether the first is a
     /// header (in `thead`, or of `th` cells).
     fn start_table_part(&mut self, name: &[u8], role: Role) {
@@ -295,10 +305,7 @@ impl<'s> Renderer<'s> {
             }
             return;
         }
-        if self.tables != 1 {
-            return;
-        }
-        let Some(table) = self.table.as_mut() else {
+        let Some(table) = self.outermost_table() else {
             return;
         };
         match name {
@@ -336,10 +343,7 @@ impl<'s> Renderer<'s> {
             }
             return;
         }
-        if self.tables != 1 {
-            return;
-        }
-        let Some(table) = self.table.as_mut() else {
+        let Some(table) = self.outermost_table() else {
             return;
         };
         match name {
