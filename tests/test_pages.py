@@ -423,3 +423,26 @@ def test_a_store_kept_by_sync_keeps_the_pages_of_one_setting(tmp_path: Path) -> 
             sorted(row[0] for row in db.execute("SELECT id FROM chunks")) for db in (first, second)
         ]
     assert ids[0] == ids[1]
+
+
+def test_a_pattern_that_gives_up_on_a_file_skips_that_file_alone(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,  # type: ignore[type-arg]
+) -> None:
+    (tmp_path / "a.txt").write_text("a" * 50_000 + "\n\nok text\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("fine\n\fpage two\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    # A backreference after a nested repeat: the backtracking limit is met on a.txt.
+    assert main(["chunk", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
+                 "--pages", r"(a+)+\1b", "-o", str(out)]) == 0  # fmt: skip
+    error = capsys.readouterr().err
+    assert "skipped" in error and "a.txt" in error and "simplify it" in error, error
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert {Path(row["source"]).name for row in rows} == {"b.txt"}
+    # Both main options at once are refused before anything is read.
+    with pytest.raises(SystemExit) as refused:
+        main(
+            ["chunk", str(tmp_path), "--pages", "x", "--no-pages", "-o", str(tmp_path / "c.jsonl")]
+        )
+    assert refused.value.code == 2
+    assert not (tmp_path / "c.jsonl").exists()
