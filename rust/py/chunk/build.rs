@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
 use super::fields::{
-    frozen_metadata, own_metadata, plain_dict, sources_of, SharedDocument, MAPPING_PROXY_TYPE,
+    frozen_metadata, plain_dict, sources_of, OwnMetadata, SharedDocument, MAPPING_PROXY_TYPE,
 };
 use super::object::PyChunk;
 use crate::engine::{self, DocumentInput, Splitter};
@@ -201,8 +201,7 @@ fn document_chunks<'py>(
     // A page's chunks (their source spans), the chunks of tables (their header rows) and
     // those of a text with page markers (their pages) have metadata of their own.
     let own_fields = ChunkFields::possible(outline, pages);
-    let mut headers: Vec<Option<Bound<'py, PyAny>>> =
-        vec![None; outline.map_or(0, |outline| outline.tables.len())];
+    let mut own = OwnMetadata::new(outline.map_or(0, |outline| outline.tables.len()));
     for (number, row) in shared.rows.rows.iter().enumerate() {
         let path_metadata = match paths.as_mut() {
             None => metadata.clone(),
@@ -216,7 +215,7 @@ fn document_chunks<'py>(
         let metadata = if fields.is_empty() {
             path_metadata.unbind()
         } else {
-            own_metadata(py, &path_metadata, &fields, text, &mut headers)?.unbind()
+            own.of(&path_metadata, &fields, text)?.unbind()
         };
         let chunk = PyChunk::of_row(&shared, number, document_id.clone().unbind(), metadata);
         chunks.push(Bound::new(py, chunk)?);

@@ -183,47 +183,88 @@ impl SharedDocument {
     }
 }
 
-/// The metadata of a chunk that has fields of its own: its path's, with the span of the page
-/// it came from, the header row of the table it is in (one dict per table, shared) and the
-/// pages it spans.
-pub(crate) fn own_metadata<'py>(
-    py: Python<'py>,
-    path_metadata: &Bound<'py, PyAny>,
-    fields: &ChunkFields,
-    text: &Bound<'py, PyString>,
-    headers: &mut [Option<Bound<'py, PyAny>>],
-) -> PyResult<Bound<'py, PyAny>> {
-    let own = plain_dict(path_metadata)?;
-    if let Some((start, end)) = fields.source_span {
-        own.set_item(intern!(py, "source_start_byte"), start)?;
-        own.set_item(intern!(py, "source_end_byte"), end)?;
+/// The metadata of the chunks of one document that have fields of their own: a chunk's path's
+/// metadata, with the span of the page it came from, the header row of the table it is in
+/// (one dict per table, shared) and the pages it spans. Consecutive chunks with the same path
+/// and pages and nothing else of their own share one mapping, as the chunks of one heading
+/// path share theirs (a text with page markers would otherwise make a dict for every chunk).
+pub(crate) struct OwnMetadata<'py> {
+    headers: Vec<Option<Bound<'py, PyAny>>>,
+    /// The last mapping made for pages alone: its path metadata's identity, its pages.
+    pages: Option<(usize, (u32, u32), Bound<'py, PyAny>)>,
+}
+
+impl<'py> OwnMetadata<'py> {
+    /// For a document with `tables` tables.
+    pub(crate) fn new(tables: usize) -> Self {
+        Self {
+            headers: vec![None; tables],
+            pages: None,
+        }
     }
-    if let Some((row, header)) = fields.table_header {
-        let made = if let Some(made) = &headers[row] {
-            made.clone()
-        } else {
-            let dict = PyDict::new(py);
-            let (start_char, end_char) = header.chars;
-            dict.set_item("text", substring(text, start_char, end_char)?)?;
-            dict.set_item("start_char", start_char)?;
-            dict.set_item("end_char", end_char)?;
-            dict.set_item("start_byte", header.bytes.0)?;
-            dict.set_item("end_byte", header.bytes.1)?;
-            let frozen = FROZEN_DICT
-                .import(py, "spanchunk.document", "FrozenDict")?
-                .call1((dict,))?;
-            headers[row] = Some(frozen.clone());
-            frozen
-        };
-        own.set_item(intern!(py, "table_header"), made)?;
+
+    /// The metadata of a chunk with `path_metadata` and its own `fields`.
+    pub(crate) fn of(
+        &mut self,
+        path_metadata: &Bound<'py, PyAny>,
+        fields: &ChunkFields,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let pages_alone = fields.source_span.is_none() && fields.table_header.is_none();
+        let key = path_metadata.as_ptr() as usize;
+        if let (true, Some(pages), Some((last_key, last_pages, made))) =
+            (pages_alone, fields.pages, self.pages.as_ref())
+        {
+            if *last_key == key && *last_pages == pages {
+                return Ok(made.clone());
+            }
+        }
+        let made = self.make(path_metadata, fields, text)?;
+        if let (true, Some(pages)) = (pages_alone, fields.pages) {
+            self.pages = Some((key, pages, made.clone()));
+        }
+        Ok(made)
     }
-    if let Some((first, last)) = fields.pages {
-        own.set_item(intern!(py, "page_first"), first)?;
-        own.set_item(intern!(py, "page_last"), last)?;
+
+    fn make(
+        &mut self,
+        path_metadata: &Bound<'py, PyAny>,
+        fields: &ChunkFields,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = path_metadata.py();
+        let own = plain_dict(path_metadata)?;
+        if let Some((start, end)) = fields.source_span {
+            own.set_item(intern!(py, "source_start_byte"), start)?;
+            own.set_item(intern!(py, "source_end_byte"), end)?;
+        }
+        if let Some((row, header)) = fields.table_header {
+            let made = if let Some(made) = &self.headers[row] {
+                made.clone()
+            } else {
+                let dict = PyDict::new(py);
+                let (start_char, end_char) = header.chars;
+                dict.set_item("text", substring(text, start_char, end_char)?)?;
+                dict.set_item("start_char", start_char)?;
+                dict.set_item("end_char", end_char)?;
+                dict.set_item("start_byte", header.bytes.0)?;
+                dict.set_item("end_byte", header.bytes.1)?;
+                let frozen = FROZEN_DICT
+                    .import(py, "spanchunk.document", "FrozenDict")?
+                    .call1((dict,))?;
+                self.headers[row] = Some(frozen.clone());
+                frozen
+            };
+            own.set_item(intern!(py, "table_header"), made)?;
+        }
+        if let Some((first, last)) = fields.pages {
+            own.set_item(intern!(py, "page_first"), first)?;
+            own.set_item(intern!(py, "page_last"), last)?;
+        }
+        MAPPING_PROXY_TYPE
+            .import(py, "types", "MappingProxyType")?
+            .call1((own,))
     }
-    MAPPING_PROXY_TYPE
-        .import(py, "types", "MappingProxyType")?
-        .call1((own,))
 }
 
 static FROZEN_DICT: PyOnceLock<Py<PyType>> = PyOnceLock::new();

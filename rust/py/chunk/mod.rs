@@ -8,5 +8,5 @@ pub(crate) mod fields;
 pub(crate) mod methods;
 pub(crate) mod object;
 
-pub(crate) use fields::{frozen_metadata, id_string, own_metadata, substring, SharedDocument};
+pub(crate) use fields::{frozen_metadata, id_string, substring, OwnMetadata, SharedDocument};
 pub(crate) use object::PyChunk;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::output::ChunkFields;
 use crate::py::chunk::build::{CutDocument, HeadingPaths};
 use crate::py::chunk::{
-    frozen_metadata, id_string, own_metadata, substring, PyChunk, SharedDocument,
+    frozen_metadata, id_string, substring, OwnMetadata, PyChunk, SharedDocument,
 };
 
 /// What a framework object is made from, for one chunk: read from a `Chunk` (its fields,
@@ -95,8 +95,7 @@ pub(crate) fn cut_views<'py>(
     // The fields of a chunk of an HTML page, a table or a text with page markers ride in its
     // metadata, as in `Chunk.metadata`.
     let own_fields = ChunkFields::possible(outline.as_ref(), pages.as_ref());
-    let mut headers: Vec<Option<Bound<'py, PyAny>>> =
-        vec![None; outline.as_ref().map_or(0, |outline| outline.tables.len())];
+    let mut own = OwnMetadata::new(outline.as_ref().map_or(0, |outline| outline.tables.len()));
     for (number, span) in rows.rows.iter().enumerate() {
         let path_mapping = match paths.as_mut() {
             None => shared_metadata.clone(),
@@ -115,7 +114,7 @@ pub(crate) fn cut_views<'py>(
         let mapping = if fields.is_empty() {
             path_mapping
         } else {
-            own_metadata(py, &path_mapping, &fields, text, &mut headers)?
+            own.of(&path_mapping, &fields, text)?
         };
         let chunk_text = substring(text, span.start_char, span.end_char)?;
         let children = rows.children(number);
