@@ -44,7 +44,7 @@ from spanchunk.integrations.vectors import (
 from spanchunk.stores import ChangesCompacted
 
 PARAGRAPHS = [f"Paragraph {n} tells its own small story about item {n}." for n in range(40)]
-CHUNKER = ParentChildChunker(300, 80)
+CHUNKER = ParentChildChunker(300, 80, parent_chunker="markdown")  # heading paths too
 
 
 def vector_of(text: str) -> list[float]:
@@ -112,6 +112,7 @@ class Target:
     adapter: Any
     asked: Callable[[], list[str]]
     check: Callable[[dict[str, Chunk]], None]
+    contents: Callable[[], dict[Any, Any]]
 
 
 def langchain_target() -> Target:
@@ -132,7 +133,13 @@ def langchain_target() -> Target:
             text = next(iter(leaves.values())).text
             assert vector_store.similarity_search(text, k=1)[0].page_content == text
 
-    return Target(LangChainVectors(vector_store), lambda: embedding.texts, check)
+    def contents() -> dict[Any, Any]:
+        return {
+            key: (value["text"], value["metadata"], value["vector"])
+            for key, value in vector_store.store.items()
+        }
+
+    return Target(LangChainVectors(vector_store), lambda: embedding.texts, check, contents)
 
 
 def llamaindex_target() -> Target:
@@ -155,7 +162,16 @@ def llamaindex_target() -> Target:
             assert found.ids is not None
             assert leaves[found.ids[0]].text == chunk.text
 
-    return Target(LlamaIndexVectors(vector_store, embed_model), lambda: embed_model.texts, check)
+    def contents() -> dict[Any, Any]:
+        data = vector_store.data
+        return {
+            key: (vector, data.text_id_to_ref_doc_id.get(key), data.metadata_dict.get(key))
+            for key, vector in data.embedding_dict.items()
+        }
+
+    return Target(
+        LlamaIndexVectors(vector_store, embed_model), lambda: embed_model.texts, check, contents
+    )
 
 
 def haystack_target() -> Target:
@@ -170,7 +186,12 @@ def haystack_target() -> Target:
             assert document.embedding == vector_of(chunk.text)
             assert document.meta["source_id"] == chunk.document_id
 
-    return Target(HaystackDocuments(document_store, embedder), lambda: embedder.texts, check)
+    def contents() -> dict[Any, Any]:
+        return {d.id: (d.content, d.meta, d.embedding) for d in document_store.filter_documents()}
+
+    return Target(
+        HaystackDocuments(document_store, embedder), lambda: embedder.texts, check, contents
+    )
 
 
 def qdrant_target() -> Target:
@@ -199,7 +220,14 @@ def qdrant_target() -> Target:
             found = client.query_points("leaves", query=vector_of(chunk.text), limit=1).points
             assert leaves[found[0].payload["chunk_id"]].text == chunk.text
 
-    return Target(QdrantVectors(client, "leaves", embed), lambda: asked, check)
+    def contents() -> dict[Any, Any]:
+        if not client.collection_exists("leaves"):
+            return {}
+        points, _ = client.scroll("leaves", limit=100_000, with_vectors=True)
+        # Qdrant keeps cosine vectors normalised as float32: compared to 5 places.
+        return {p.id: (p.payload, [round(x, 5) for x in p.vector]) for p in points}
+
+    return Target(QdrantVectors(client, "leaves", embed), lambda: asked, check, contents)
 
 
 TARGETS = {
@@ -219,7 +247,19 @@ def folder_of_files(tmp_path: Path) -> Path:
     folder.mkdir()
     for n in range(5):  # neighbouring files share paragraphs: the same texts in two files
         write(folder / f"f{n}.txt", PARAGRAPHS[n * 6 : n * 6 + 10])
+    write(folder / "guide.md", guide("Setup"))
     return folder
+
+
+def guide(title: str) -> list[str]:
+    """A Markdown page whose second section is called ``title``: renaming it changes the
+    heading path of the chunks below it, not their texts."""
+    return [
+        "# Guide",
+        *PARAGRAPHS[:3],
+        f"## {title}",
+        *(f"Step {n}: do the thing numbered {n}, then check it worked." for n in range(12)),
+    ]
 
 
 def leaves_of(store: SqliteRegistry) -> dict[str, Chunk]:
@@ -241,6 +281,11 @@ def test_a_folder_kept_in_step_over_rounds(framework: str, tmp_path: Path) -> No
             leaves = leaves_of(store)
             target.check(leaves)
             assert store.consumer_position("vectors") == feed.position == store.change_number()
+            # Field for field what an index built from the store's present state holds: no
+            # offset, position or path of a chunk that an edit elsewhere moved goes stale.
+            fresh = TARGETS[framework]()
+            fresh.adapter.upsert(list(store.changes(since=0, levels=(0,)).upserts))
+            assert target.contents() == fresh.contents()
         new = target.asked()[asked:]
         assert target.adapter.embedded - embedded == len(new)
         return new, leaves
@@ -257,6 +302,18 @@ def test_a_folder_kept_in_step_over_rounds(framework: str, tmp_path: Path) -> No
     new, leaves = round_()
     assert new == ["A brand new opening, on top."]
     assert sorted(new) == sorted({c.text for c in leaves.values()} - texts)
+
+    # A renamed section: the chunks below the heading keep their ids and vectors while their
+    # heading path changes (which the index must not hold stale).
+    before = {c.id: c.metadata.get("headings") for c in leaves.values()}
+    texts = {chunk.text for chunk in leaves.values()}
+    write(folder / "guide.md", guide("Installation"))
+    new, leaves = round_()
+    assert sorted(new) == sorted({c.text for c in leaves.values()} - texts)
+    assert any(
+        chunk.id in before and chunk.metadata.get("headings") != before[chunk.id]
+        for chunk in leaves.values()
+    )
 
     # A new file: its texts.
     added = [

@@ -5,8 +5,8 @@ index through that framework's public add and delete calls, with the chunk id as
 vector's key:
 
 - ``LangChainVectors(vector_store, clear=None)``: any LangChain ``VectorStore``:
-  ``add_documents(documents, ids=...)`` and ``delete(ids=...)``; the documents are
-  ``chunk_to_document``'s. The vector store embeds them itself, so vectors are reused only
+  ``add_documents(documents, ids=...)`` and ``delete(ids=...)``; the documents carry the
+  fields below. The vector store embeds them itself, so vectors are reused only
   when it embeds through ``LangChainVectors.reusing(embedding)``.
 - ``LlamaIndexVectors(vector_store, embed_model)``: a LlamaIndex ``BasePydanticVectorStore``:
   ``add(nodes)`` with the nodes' embeddings from ``embed_model.get_text_embedding_batch``,
@@ -33,31 +33,27 @@ actually embedded. A vector is taken to depend on the chunk's text only: the ada
 embedder that embeds meta fields (``meta_fields_to_embed``) should not be given metadata that
 differs between copies of a text.
 
-**The fields written** are the integrations' own. LangChain's documents are
-``chunk_to_document``'s (``spanchunk.integrations.langchain``). LlamaIndex and Haystack have no
-one-chunk converter (their parser and splitter cut whole documents), so a leaf here gets the
-fields of their mapping that one chunk determines, under the same names:
+**What is written: what stays right while the chunk keeps its id.** A chunk keeps its id (and
+its vector) when an edit elsewhere moves it, so it is not in the feed then, and an index never
+hears of its new place. Each adapter therefore writes only what a move cannot change: the text,
+the chunk id, the document id, the level and the document's own metadata (``source``, and what
+the program gave the document); never the offsets, the position in the document, the parent
+id, the heading or symbol path, the pages or a table header, each of which an edit elsewhere
+can change. A hit's current ones are the store's (``store.get(id)``, ``store.expand``), as
+``docs/vectors.md`` says; the index then equals, field for field, one built from the store's
+present state alone. A document's metadata changed with its text left alone gives no change
+(ids do not hash metadata): apply ``changes(since=0)`` into a fresh index to rewrite it.
 
-- LlamaIndex ``TextNode``: ``id_`` = ``Chunk.id``, ``text``, ``start_char_idx`` /
-  ``end_char_idx``, ``metadata`` = the document's metadata plus ``level``, ``start_byte``,
-  ``end_byte``, the paths (``headings``, ``symbols``, ``language``) and the chunk's own fields
-  (``source_start_byte``, ``source_end_byte``, ``table_header``, ``page_first``,
-  ``page_last``, where it has them), those keys excluded from the embed and LLM text;
-  ``SOURCE`` = the document id (the node's ``ref_doc_id``), ``PARENT`` = ``Chunk.parent_id``.
-  No ``PREVIOUS`` / ``NEXT`` (a feed holds the changed chunks, not their neighbours) and no
-  ``CHILD`` (a leaf has none).
-- Haystack ``Document``: ``id`` = ``Chunk.id``, ``content``, ``meta`` = the document's metadata
-  plus ``__parent_id``, ``source_id`` (the document id), ``split_id``, ``split_idx_start``,
-  ``split_idx_end``, ``start_byte``, ``end_byte``, the paths and the own fields. No
-  ``__level``, ``__block_size``, ``__children_ids`` or ``page_number``: they need the whole
-  tree or text.
-
-The offsets, the position in the document (``index``, ``split_id``) and the parent id
-written are those of the chunk when it was upserted: a chunk that an edit elsewhere moved (or
-whose parent's text changed) keeps its id and its vector and is not in the feed, so they go
-stale in the index. Read a hit's current ones from the store (``store.get(id)``,
-``store.expand``), as ``docs/vectors.md`` says; the id, the text, the level and the document
-id stay right.
+- LangChain ``Document``: ``id`` and ``metadata["chunk_id"]`` = ``Chunk.id``,
+  ``page_content``, ``metadata`` = the document's metadata plus ``document_id`` and
+  ``level`` (the keys ``chunk_to_document`` gives them).
+- LlamaIndex ``TextNode``: ``id_`` = ``Chunk.id``, ``text``, ``metadata`` = the document's
+  metadata plus ``document_id`` and ``level`` (both kept out of the embed and LLM text),
+  ``SOURCE`` = the document id (the node's ``ref_doc_id``).
+- Haystack ``Document``: ``id`` = ``Chunk.id``, ``content``, ``meta`` = the document's
+  metadata plus ``source_id`` (the document id, the key of Haystack's splitters) and
+  ``level``.
+- Qdrant: the payload ``chunk_id``, ``document_id`` and ``text``.
 
 **Emptying an index** (``clear``, for ``rebuild``): LlamaIndex's ``clear()``; Haystack's
 ``delete_all_documents()`` where the store has it, else ``delete_documents`` of every
@@ -79,7 +75,7 @@ from dataclasses import replace
 from typing import Any
 
 from spanchunk import Chunk, _core
-from spanchunk.integrations._common import CARRIED_KEYS, chunk_fields, metadata_copier
+from spanchunk.integrations._common import CARRIED_KEYS, metadata_copier
 from spanchunk.stores.changes import ChangeFeed, ChangeRecords, Upsert, apply_changes
 
 __all__ = [
@@ -275,12 +271,19 @@ class LangChainVectors(VectorAdapter):
         return self.sent if cache is None else cache.embedded
 
     def upsert(self, items: list[Upsert]) -> None:
-        """``add_documents`` of ``chunk_to_document``'s documents, the chunk ids as ids."""
+        """``add_documents`` of the chunks' documents (the module's docstring says which
+        fields), the chunk ids as ids."""
         if not items:
             return
-        from spanchunk.integrations.langchain import chunk_to_document  # noqa: PLC0415
+        from langchain_core.documents import Document  # noqa: PLC0415
 
-        documents = [chunk_to_document(item.chunk) for item in items]
+        documents = []
+        for item in items:
+            metadata = _lasting_metadata(item.chunk)
+            metadata["chunk_id"] = item.id
+            metadata["document_id"] = item.chunk.document_id
+            metadata["level"] = item.chunk.level
+            documents.append(Document(page_content=item.text, metadata=metadata, id=item.id))
         self.vector_store.add_documents(documents, ids=[item.id for item in items])
         self.sent += len(items)
 
@@ -323,6 +326,20 @@ class LangChainVectors(VectorAdapter):
         )
 
 
+def _lasting_metadata(chunk: Chunk) -> dict[str, Any]:
+    """A copy of the metadata of ``chunk``'s document (``source``, what the program gave it):
+    ``Chunk.metadata`` without what the chunk carries of its own (its paths, pages, table
+    header, place in an HTML page), which an edit elsewhere can change while the id stays."""
+    own = {key: value for key, value in chunk.metadata.items() if key not in CARRIED_KEYS}
+    copied: dict[str, Any] = metadata_copier(own)(own)  # no two share a mutable value
+    return copied
+
+
+#: The keys a LlamaIndex node gets beside its document's metadata, kept out of the text
+#: its embedding and an LLM see.
+_LLAMAINDEX_KEYS = ("document_id", "level")
+
+
 def _llamaindex_leaf(chunk: Chunk, embedding: Any) -> Any:
     """The LlamaIndex ``TextNode`` of one chunk, with its embedding (see the module's
     docstring for the fields)."""
@@ -332,32 +349,16 @@ def _llamaindex_leaf(chunk: Chunk, embedding: Any) -> Any:
         TextNode,
     )
 
-    from spanchunk.integrations.llamaindex import (  # noqa: PLC0415
-        _WRITTEN_KEYS,
-        SPAN_KEYS,
-    )
-
-    carried_keys = _WRITTEN_KEYS.union(CARRIED_KEYS)
-    own = {key: value for key, value in chunk.metadata.items() if key not in carried_keys}
-    metadata = metadata_copier(own)(own)  # no node shares a mutable value with another
+    metadata = _lasting_metadata(chunk)
+    metadata["document_id"] = chunk.document_id
     metadata["level"] = chunk.level
-    metadata["start_byte"] = chunk.start_byte
-    metadata["end_byte"] = chunk.end_byte
-    metadata.update(chunk_fields(chunk.metadata))
-    relationships: dict[Any, Any] = {
-        NodeRelationship.SOURCE: RelatedNodeInfo(node_id=chunk.document_id)
-    }
-    if chunk.parent_id is not None:
-        relationships[NodeRelationship.PARENT] = RelatedNodeInfo(node_id=chunk.parent_id)
     return TextNode(
         id_=chunk.id,
         text=chunk.text,
-        start_char_idx=chunk.start_char,
-        end_char_idx=chunk.end_char,
         metadata=metadata,
-        excluded_embed_metadata_keys=list(SPAN_KEYS),
-        excluded_llm_metadata_keys=list(SPAN_KEYS),
-        relationships=relationships,
+        excluded_embed_metadata_keys=list(_LLAMAINDEX_KEYS),
+        excluded_llm_metadata_keys=list(_LLAMAINDEX_KEYS),
+        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=chunk.document_id)},
         embedding=list(embedding),
     )
 
@@ -433,21 +434,9 @@ def _haystack_leaf(chunk: Chunk) -> Any:
     for the fields)."""
     from haystack import Document  # noqa: PLC0415
 
-    carried_keys = frozenset(CARRIED_KEYS)
-    own = {key: value for key, value in chunk.metadata.items() if key not in carried_keys}
-    meta = metadata_copier(own)(own)  # no document shares a mutable value with another
-    meta.update(
-        {
-            "__parent_id": chunk.parent_id,
-            "source_id": chunk.document_id,
-            "split_id": chunk.index,
-            "split_idx_start": chunk.start_char,
-            "split_idx_end": chunk.end_char,
-            "start_byte": chunk.start_byte,
-            "end_byte": chunk.end_byte,
-        }
-    )
-    meta.update(chunk_fields(chunk.metadata))
+    meta = _lasting_metadata(chunk)
+    meta["source_id"] = chunk.document_id
+    meta["level"] = chunk.level
     return Document(id=chunk.id, content=chunk.text, meta=meta)
 
 
