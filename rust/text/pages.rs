@@ -18,6 +18,7 @@
 //! that starts at page 40 says so with its first marker).
 
 use std::fmt;
+use std::sync::LazyLock;
 
 use fancy_regex::{Captures, Regex};
 
@@ -37,6 +38,11 @@ pub const DEFAULT_PAGE_PATTERN: &str = concat!(
     r"|^-{3} end of page=(?P<end0>[0-9]{1,9}) -{3}[ \t]*$",
     r"|^\{(?P<page0>[0-9]{1,9})\}-{48}[ \t]*$",
 );
+
+/// [`DEFAULT_PAGE_PATTERN`] compiled once per process: every chunker has it (0.3 ms a
+/// compile, against 0.1 ms for the rest of a chunker's construction).
+static DEFAULT: LazyLock<Option<PagePattern>> =
+    LazyLock::new(|| PagePattern::compile(DEFAULT_PAGE_PATTERN).ok());
 
 /// The named groups that give a marker's page number.
 const GROUPS: [&str; 4] = ["page", "page0", "end", "end0"];
@@ -71,6 +77,13 @@ impl PagePattern {
     /// A pattern that does not compile, or one that matches empty text (it would mark a page
     /// at every position).
     pub fn new(pattern: &str) -> Result<Self, ChunkError> {
+        match DEFAULT.as_ref() {
+            Some(default) if pattern == DEFAULT_PAGE_PATTERN => Ok(default.clone()),
+            _ => Self::compile(pattern),
+        }
+    }
+
+    fn compile(pattern: &str) -> Result<Self, ChunkError> {
         let regex = Regex::new(pattern).map_err(|error| {
             ChunkError::setting(
                 "pages",
