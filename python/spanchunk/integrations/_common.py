@@ -244,14 +244,8 @@ class CarriedFields:
         return moved
 
 
-def chunk_fields(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """What one chunk carries, as the frameworks' metadata hold it (``CarriedFields``, for a
-    chunk of a whole document)."""
-    return CarriedFields({}).of(metadata)
-
-
 def carried_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """What a chunk carries, back from a framework's metadata (``chunk_fields`` undone):
+    """What a chunk carries, back from a framework's metadata (``CarriedFields.of`` undone):
     the paths as tuples, the own fields as they are."""
     carried = {key: tuple(metadata[key]) for key in PATH_KEYS if key in metadata}
     carried.update((key, metadata[key]) for key in OWN_KEYS if key in metadata)
