@@ -6,11 +6,13 @@ extension) on the same jobs, run after run in turn (A, B, A, B, ...), so that a 
 and goes on the host weighs on both alike. Jobs: on the corpus copied ``--copies`` times, JSON
 Lines, Parquet and a new store on 2 workers, and a re-run into an unchanged store; on the
 Python installation's library folder (``--tree``), JSON Lines, a new store and its re-run.
-Best of ``--repeat`` runs each; the report gives both and B's time over A's.
+Best of ``--repeat`` runs each; the report gives both and B's time over A's, and B over A for
+the median wall time and the median CPU time (user and system, all threads), which a load
+that comes and goes sways less. ``--only`` picks the jobs whose name holds it.
 
 Usage (from the repository root; each tree's extension built in release mode)::
 
-    python benches/cli_ab.py --a /tmp/before --b /tmp/after [--repeat 5] [--output FILE]
+    python benches/cli_ab.py --a /tmp/before --b /tmp/after [--repeat 5] [--only JOB] [--output F]
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import argparse
 import compileall
 import importlib.util
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -52,6 +55,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--tree", default=cli_bench.default_tree())
     parser.add_argument("--output", default=None)
+    parser.add_argument(
+        "--only", default=None, help="run only the jobs whose name holds this (e.g. 'tree .sqlite')"
+    )
     args = parser.parse_args()
     trees = {"A": args.a.resolve(), "B": args.b.resolve()}
     # Bytecode compiled first in both trees, as `pip install` does for an installed package:
@@ -74,7 +80,11 @@ def main() -> None:
             "tree .sqlite, new": (str(library), ".sqlite", True, text_mb),
             "tree .sqlite, re-run": (str(library), ".sqlite", False, text_mb),
         }
-        best = {(job, name): float("inf") for job in jobs for name in trees}
+        if args.only:
+            jobs = {job: spec for job, spec in jobs.items() if args.only in job}
+        runs: dict[tuple[str, str], list[tuple[float, float]]] = {
+            (job, name): [] for job in jobs for name in trees
+        }
         # The stores the re-runs update, made once, their files' states old enough to trust.
         for name, tree in trees.items():
             for source, kind in ((str(folder), "folder"), (str(library), "tree")):
@@ -90,12 +100,16 @@ def main() -> None:
                         if fresh
                         else out / f"{name}-{kind}-kept.sqlite"
                     )
-                    wall, _cpu = cli_bench.timed(
-                        command(tree, "chunk", source, "-j", "2", "-o", str(target)),
-                        1,
-                        fresh=fresh,
+                    runs[job, name].append(
+                        cli_bench.timed(
+                            command(tree, "chunk", source, "-j", "2", "-o", str(target)),
+                            1,
+                            fresh=fresh,
+                        )
                     )
-                    best[job, name] = min(best[job, name], wall)
+    best = {key: min(wall for wall, _cpu in timings) for key, timings in runs.items()}
+    median_wall = {key: statistics.median(w for w, _c in timings) for key, timings in runs.items()}
+    median_cpu = {key: statistics.median(c for _w, c in timings) for key, timings in runs.items()}
     lines = [
         "# The command line, two trees against each other",
         "",
@@ -104,13 +118,20 @@ def main() -> None:
         f"{args.copies} times ({megabytes:.0f} MB); "
         f"the tree: `{args.tree}` ({text_mb:.0f} MB of text).",
         "",
-        "| job | A s | B s | B / A | B MB/s |",
-        "|---|---:|---:|---:|---:|",
+        "| job | A s | B s | B / A | B MB/s | B / A, median wall | B / A, median CPU |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for job, (_source, _suffix, _fresh, size) in jobs.items():
         a, b = best[job, "A"], best[job, "B"]
-        lines.append(f"| {job} | {a:.3f} | {b:.3f} | {b / a:.3f} | {size / b:.0f} |")
+        walls = median_wall[job, "B"] / median_wall[job, "A"]
+        cpus = median_cpu[job, "B"] / median_cpu[job, "A"]
+        lines.append(
+            f"| {job} | {a:.3f} | {b:.3f} | {b / a:.3f} | {size / b:.0f} | {walls:.3f} "
+            f"| {cpus:.3f} |"
+        )
     for kind in ("folder", "tree"):
+        if f"{kind} .sqlite, new" not in jobs or f"{kind} .sqlite, re-run" not in jobs:
+            continue
         for name in trees:
             first = best[f"{kind} .sqlite, new", name]
             rerun = best[f"{kind} .sqlite, re-run", name]
