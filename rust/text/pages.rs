@@ -65,9 +65,9 @@ const GROUPS: [&str; 4] = ["page", "page0", "end", "end0"];
 pub struct PagePattern {
     regex: Regex,
     /// For [`DEFAULT_PAGE_PATTERN`]: the pattern without its form feed, which `find` looks
-    /// for with `memchr` instead. With the form feed, the regex's prefilter runs on single
-    /// bytes (`\f`, and `{` and `-` at line starts, frequent in code) and each candidate is
-    /// tried; without it, on `<!--`, `--- end of page=` and `{` and a digit.
+    /// for with `memchr` instead. With the form feed, the regex's prefilter stops at single
+    /// bytes (`\f`, `<`, `-` and `{`, the last two frequent in code) and tries each; without
+    /// it, at `<!--`, `--- end of page=` and `{` followed by a digit.
     without_form_feed: Option<Regex>,
 }
 
