@@ -35,6 +35,15 @@ LABELLED = "".join(
 )
 
 
+def check_markdown_table_header(header: object) -> None:
+    """A chunk's table header of ``MARKDOWN_TABLE``, as a framework's metadata holds it: a
+    plain dict whose char and byte spans in the table give its text."""
+    assert type(header) is dict and header["text"] == "| Name | Size |"
+    assert MARKDOWN_TABLE[header["start_char"] : header["end_char"]] == header["text"]
+    encoded = MARKDOWN_TABLE.encode()
+    assert encoded[header["start_byte"] : header["end_byte"]] == header["text"].encode()
+
+
 def words(text: str) -> list[str]:
     return re.findall(r"[A-Za-z0-9]+", text)
 
